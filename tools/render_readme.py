@@ -18,7 +18,10 @@ def render(nb_path=ROOT/'nbs'/'index.ipynb'):
         if any(re.match(r'^#\|\s*hide\b', l) for l in directives): continue
         if c.cell_type == 'code':
             c.source = '\n'.join(l for l in lines if not re.match(r'^#\|\s*', l)).strip('\n')
-            c.outputs = [o for o in c.get('outputs', []) if o.get('output_type') != 'display_data' or 'text/plain' in o.get('data', {})]
+            for o in c.get('outputs', []):  # plain text reads better in a README than pandas' styled HTML
+                data = o.get('data', {})
+                if 'text/plain' in data:
+                    for k in [k for k in data if k != 'text/plain']: del data[k]
         cells.append(c)
     nb.cells = cells
     body, _ = MarkdownExporter().from_notebook_node(nb)
