@@ -31,7 +31,7 @@ setuptools.setup(
     keywords=cfg['keywords'],
     packages=setuptools.find_packages(include=['posh', 'posh.*']),
     include_package_data=True,
-    package_data={'posh': ['data/*']},
+    package_data={'posh': ['resources/*']},
     python_requires='>=' + cfg['min_python'],
     install_requires=_reqs('requirements'),
     extras_require={'dev': _reqs('dev_requirements'), 'paper': _reqs('paper_requirements')},

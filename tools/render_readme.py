@@ -18,7 +18,9 @@ def render(nb_path=ROOT/'nbs'/'index.ipynb'):
         if any(re.match(r'^#\|\s*hide\b', l) for l in directives): continue
         if c.cell_type == 'code':
             c.source = '\n'.join(l for l in lines if not re.match(r'^#\|\s*', l)).strip('\n')
-            for o in c.get('outputs', []):  # plain text reads better in a README than pandas' styled HTML
+            # progress bars and warnings (stderr) are not part of the story
+            c.outputs = [o for o in c.get('outputs', []) if not (o.get('output_type') == 'stream' and o.get('name') == 'stderr')]
+            for o in c.outputs:  # plain text reads better in a README than pandas' styled HTML
                 data = o.get('data', {})
                 if 'text/plain' in data:
                     for k in [k for k in data if k != 'text/plain']: del data[k]
