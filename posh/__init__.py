@@ -6,5 +6,5 @@ __version__ = "0.1.0"
 # %% auto #0
 __all__ = []
 
-# %% ../nbs/index.ipynb #eb49a03c
+# %% ../nbs/index.ipynb #bc3f4b29
 from .metric import PoSh
