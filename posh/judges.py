@@ -24,19 +24,33 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['EMBEDDED_GGUF', 'EMBEDDED_INSTALL', 'PAPER_JUDGE', 'BACKENDS', 'JudgeRequest', 'ContextLengthError',
+__all__ = ['EMBEDDED_GGUF', 'EMBEDDED_INSTALL', 'PAPER_JUDGE', 'BACKENDS', 'QuestionFields', 'JudgeRequest', 'ContextLengthError',
            'BackendUnavailable', 'answer_digit', 'digit_score', 'embedded_gguf_path', 'chat_text', 'chat_head',
            'ChatEncoder', 'model_short_name', 'Judge', 'resolve_model_source', 'load_tokenizer', 'TransformersJudge',
            'VLLMJudge', 'parse_top_logprobs', 'completions_url', 'OpenAIJudge', 'free_port', 'LlamaCppServer',
            'parse_judge_spec', 'make_judge']
 
 # %% ../nbs/03_judges.ipynb #7c088256
+@dataclass(frozen=True)
+class QuestionFields:
+    "The structured content of one PoSh question, for judges that do not read prompts (an LLM judge reads the prompt)."
+    kind: str              # 'entity' | 'attribute' | 'relation'
+    direction: str         # 'precision' (element of the generation, asked about the reference) | 'recall'
+    target: str            # the text searched: the reference(s) for precision, the generation for recall
+    entity: str            # the entity as the question names it ('the small dog', 'face of the man'); a relation's subject
+    name: str = ''         # the entity's class name in its graph ('dog'), without the identifier's qualifiers
+    attribute: str = ''    # attribute questions: the attribute or quantity ('small', 'two')
+    relation: str = ''     # relation questions: the predicate ('holds', 'in front of', 'part of')
+    object: str = ''       # relation questions: the object as the question names it
+    object_name: str = ''  # relation questions: the object's class name
+
 @dataclass
 class JudgeRequest:
     "One question to a judge; the user message is `prefix + '\\n\\n' + question`."
     prefix: str    # shared part of the user message (the description text(s)), identical for all questions of one pair
     question: str  # the rest: question + scoring guide + "Respond ONLY with an integer 1-5."
     pair: str = '' # identifier of the (generation, reference) pair, for error messages
+    fields: QuestionFields|None = None  # the same question as structured fields (filled by `posh.templates`)
 
     @property
     def content(self) -> str:
@@ -173,6 +187,7 @@ def model_short_name(model: str) -> str:
 class Judge:
     "Base class of the judge backends: `score` questions, `generate` rewrites, count `calls`."
     backend: str = 'base'
+    can_rewrite: bool = True  # `generate` works: the identifier rewrites of DESIGN 3.2 are asked to this model
     def __init__(self, model: str):
         self.model, self.calls = str(model), 0
 

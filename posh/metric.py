@@ -11,17 +11,22 @@ import posh
 from .graphs import GraphExtractor, SceneGraph, Span
 from .templates import Element, load_prompts
 from .scoring import score_graphs, PairScore, check_weights, scores_frame, elements_frame
-from .judges import make_judge, parse_judge_spec, embedded_gguf_path, model_short_name, Judge
+from .judges import BACKENDS, make_judge, parse_judge_spec, embedded_gguf_path, model_short_name, Judge
 
 # %% auto #0
-__all__ = ['CONFIGS', 'judge_signature', 'content_key', 'Cache', 'CachedJudge', 'check_pairs', 'element_from_dict',
-           'pair_from_dict', 'PoSh']
+__all__ = ['CONFIGS', 'judge_can_rewrite', 'judge_signature', 'content_key', 'Cache', 'CachedJudge', 'check_pairs',
+           'element_from_dict', 'pair_from_dict', 'PoSh']
 
 # %% ../nbs/05_posh.ipynb #0dc476d5
 CONFIGS = {
     'embedded': dict(parser='en_core_web_sm', coref='rules', judge='transformers', threshold=2.0),
     'paper': dict(parser='en_core_web_trf', coref='maverick', judge='vllm:Qwen/Qwen3-14B', threshold=2.0),
 }
+
+def judge_can_rewrite(judge) -> bool:
+    "Whether a judge (object or spec string) can generate the identifier rewrites; if not, PoSh uses the rule."
+    if isinstance(judge, str) or judge is None: return BACKENDS[parse_judge_spec(judge)[0]].can_rewrite
+    return getattr(judge, 'can_rewrite', True)
 
 def judge_signature(judge) -> str:
     "`backend:model` of a judge object or spec string, without loading the model."
@@ -97,7 +102,8 @@ class CachedJudge:
         return [found[k] for k in keys]
 
     def score(self, requests) -> list[float]:
-        keys = [content_key(self.signature, r.prefix, r.question) for r in requests]
+        keys = [content_key(self.signature, r.prefix, r.question, *([] if r.fields is None else [json.dumps(asdict(r.fields))]))
+                for r in requests]
         return self._cached('answer', keys, requests, self.judge.score)
 
     def generate(self, prompts, max_new_tokens:int=20) -> list[str]:
@@ -164,6 +170,7 @@ class PoSh:
         self._extractor = None
         exact = ':exact' if self.judge_kwargs.get('exact') else ''
         self.judge = CachedJudge(self._make_judge, judge_signature(self.judge_spec) + exact, self.cache)
+        self.rewrite = 'llm' if judge_can_rewrite(self.judge_spec) else 'rule'
         self.stats = {}
 
     def _make_judge(self):
@@ -181,7 +188,8 @@ class PoSh:
         w = 'none' if self.weights is None else ','.join(f"{k[0]}{v:g}" for k, v in self.weights.items())
         return (f"posh:{posh.__version__}|parser:{self.parser}|coref:{self.coref}|judge:{self.judge.signature}|"
                 f"threshold:{self.threshold:g}|prompts:{self.prompts.version}|"
-                f"score:{'exact' if self.judge.signature.endswith(':exact') else 'top20'}|weights:{w}|refs:joined+mean")
+                f"score:{'exact' if self.judge.signature.endswith(':exact') else 'top20'}|weights:{w}|refs:joined+mean"
+                + ('|rewrite:rule' if self.rewrite == 'rule' else ''))
 
     def graphs(self, texts:list[str]) -> list[SceneGraph]:
         "Scene graphs of `texts` (cached by text, parser, coreference and package version)."
@@ -220,7 +228,7 @@ class PoSh:
             gs = dict(zip(texts, self.graphs(texts)))
             scores = score_graphs([gs[gens[i]] for i in chunk], [[gs[r] for r in refs[i]] for i in chunk],
                                   self.judge, self.prompts, self.threshold, self.weights,
-                                  [ids[i] for i in chunk], granular=True, signature=sig)
+                                  [ids[i] for i in chunk], granular=True, signature=sig, rewrite=self.rewrite)
             if self.cache: self.cache.put_many('pair', {keys[i]: asdict(sc) for i, sc in zip(chunk, scores)})
             for i, sc in zip(chunk, scores): out[i] = sc
             if bar: bar.update(len(chunk))

@@ -102,15 +102,16 @@ def score_graphs(gen_graphs:list[SceneGraph],        # one graph per generation
                  weights:dict|None=None,             # per-kind weights of the coarse means (None: unweighted)
                  ids:list|None=None,                 # pair identifiers
                  granular:bool=False,                # keep every element's score
-                 signature:str='') -> list[PairScore]:
+                 signature:str='',                   # PoSh's signature, stored with each score
+                 rewrite:str='llm') -> list[PairScore]:  # identifier rewrites: 'llm' or 'rule' (see `plan_questions`)
     "PoSh scores of each pair, all pairs' questions judged together stage by stage."
     ids = ids if ids is not None else [str(i) for i in range(len(gen_graphs))]
     plans, where = [], []
     for i, (g, refs) in enumerate(zip(gen_graphs, ref_graphs)):
-        plans.append(plan_questions(g, join_references([r.text for r in refs]), 'precision', prompts, threshold, ids[i]))
+        plans.append(plan_questions(g, join_references([r.text for r in refs]), 'precision', prompts, threshold, ids[i], rewrite))
         where.append((i, None))
         for k, r in enumerate(refs):
-            plans.append(plan_questions(r, g.text, 'recall', prompts, threshold, ids[i])); where.append((i, k))
+            plans.append(plan_questions(r, g.text, 'recall', prompts, threshold, ids[i], rewrite)); where.append((i, k))
     results = drive(plans, judge)
     prec = [None] * len(gen_graphs); recs = [[None] * len(r) for r in ref_graphs]
     for (i, k), els in zip(where, results):

@@ -8,11 +8,11 @@ import json, math
 from dataclasses import dataclass, field
 from importlib import resources
 from .graphs import SceneGraph, Entity, Relation, Span
-from .judges import JudgeRequest
+from .judges import JudgeRequest, QuestionFields
 
 # %% auto #0
-__all__ = ['PRONOUN_WORDS', 'Prompts', 'load_prompts', 'Element', 'surface', 'scored_entities', 'collisions', 'candidates',
-           'round_half_up', 'clean_rewrite', 'plan_questions', 'run_plan']
+__all__ = ['PRONOUN_WORDS', 'REWRITE_MODES', 'Prompts', 'load_prompts', 'Element', 'surface', 'scored_entities', 'collisions',
+           'candidates', 'round_half_up', 'clean_rewrite', 'rule_rewrite', 'make_request', 'plan_questions', 'run_plan']
 
 # %% ../nbs/02_templates.ipynb #80f75cf9
 @dataclass
@@ -114,6 +114,13 @@ def clean_rewrite(text:str, raw:str) -> str:
     for _ in range(2): t = t.strip('"\'` ').rstrip('.').strip()
     return t or raw
 
+REWRITE_MODES = ('llm', 'rule')
+
+def rule_rewrite(raw:str, kind:str, name:str) -> str:
+    "Deterministic identifier rewrite, for judges that cannot generate: 'dog small' -> 'the small dog', 'man holds umbrella' -> 'the man holds umbrella'."
+    if kind == 'attribute' and raw.lower().startswith(name.lower() + ' '): return f"the {raw[len(name) + 1:]} {name}"
+    return f"the {raw}"
+
 def _depth(g:SceneGraph, e:Entity) -> int:
     d = 0
     while e.part_of is not None and d < 10: e, d = g.entities[e.part_of], d + 1
@@ -121,44 +128,59 @@ def _depth(g:SceneGraph, e:Entity) -> int:
 
 def _entity_spans(e:Entity) -> list[Span]: return list(e.mentions)
 
+def make_request(prompts:Prompts, direction:str, prefix:str, target:str, pair:str, kind:str, entity:str, name:str,
+                 attribute:str='', relation:str='', object:str='', object_name:str='') -> JudgeRequest:
+    "One question: its prompt text and the same question as `QuestionFields`."
+    fmt = {'entity': dict(entity=entity), 'attribute': dict(entity=entity, attribute=attribute),
+           'relation': dict(entity1=entity, entity2=object, relation=relation)}[kind]
+    return JudgeRequest(prefix, prompts.question(direction, kind, **fmt), pair,
+                        QuestionFields(kind, direction, target, entity, name, attribute, relation, object, object_name))
+
 def plan_questions(g:SceneGraph,          # the graph the elements come from (the source)
                    target:str,            # the text they are checked against
                    direction:str,         # 'precision' (g from the generation) or 'recall' (g from the reference)
                    prompts:Prompts,       # prompt texts
                    threshold:float=2,     # presence threshold on an entity's score
-                   pair:str=''):          # pair identifier, for the judge's error messages
+                   pair:str='',           # pair identifier, for the judge's error messages
+                   rewrite:str='llm'):    # identifier rewrites: 'llm' (asked to the judge) or 'rule' (`rule_rewrite`)
     "Generator of the three passes: yields ('generate'|'score', batch), receives answers, returns the Elements."
     if direction not in ('precision', 'recall'): raise ValueError(f"direction must be 'precision' or 'recall', not {direction!r}")
+    if rewrite not in REWRITE_MODES: raise ValueError(f"rewrite must be one of {REWRITE_MODES}, not {rewrite!r}")
     prefix = prompts.prefix(direction, target=target, source=g.text)
-    def ask(kind, **fields): return prompts.question(direction, kind, **fields)
+    def req(kind, entity, e, **kw): return make_request(prompts, direction, prefix, target, pair, kind, entity, e.name, **kw)
     ents = scored_entities(g)
     scored = {e.id for e in ents}
     parents = [e for e in ents if e.part_of is None]
     children = sorted([e for e in ents if e.part_of is not None], key=lambda e: _depth(g, e))
-    # identifier rewrites, one batch
+    # identifier rewrites, one batch (or the deterministic rule)
     cands = {e.id: candidates(g, e) for e in parents}
+    names = {raw: g.entities[i].name for i, cs in cands.items() for raw, kind in cs if kind}
     raws = list(dict.fromkeys((raw, kind) for cs in cands.values() for raw, kind in cs if kind))
-    answers = (yield ('generate', [prompts.rewrite(kind, raw) for raw, kind in raws])) if raws else []
-    rewritten = {raw: clean_rewrite(a, raw) for (raw, _), a in zip(raws, answers)}
+    if rewrite == 'rule': rewritten = {raw: rule_rewrite(raw, kind, names[raw]) for raw, kind in raws}
+    else:
+        answers = (yield ('generate', [prompts.rewrite(kind, raw) for raw, kind in raws])) if raws else []
+        rewritten = {raw: clean_rewrite(a, raw) for (raw, _), a in zip(raws, answers)}
     # pass 1: parents, every candidate in bulk
     elements, ident = {}, {}
     qs = [(e, rewritten.get(raw, raw)) for e in parents for raw, _ in cands[e.id]]
-    scores = (yield ('score', [JudgeRequest(prefix, ask('entity', entity=i), pair) for _, i in qs])) if qs else []
+    reqs = [req('entity', i, e) for e, i in qs]
+    scores = (yield ('score', reqs)) if qs else []
     for e in parents:
-        tried = [(i, s) for (o, i), s in zip(qs, scores) if o.id == e.id]
+        tried = [(i, s, r) for (o, i), s, r in zip(qs, scores, reqs) if o.id == e.id]
         best = max(range(len(tried)), key=lambda k: (round_half_up(tried[k][1]), -k))
         ident[e.id] = tried[best][0]
         elements[e.id] = Element('entity', direction, e.id, e.name, _entity_spans(e), identifier=tried[best][0],
-                                 question=ask('entity', entity=tried[best][0]), score=tried[best][1],
-                                 present=tried[best][1] >= threshold, asked=True, candidates=tried)
+                                 question=tried[best][2].question, score=tried[best][1],
+                                 present=tried[best][1] >= threshold, asked=True, candidates=[t[:2] for t in tried])
     # pass 2: children, shallow first (a grandchild needs its parent's identifier)
     for d in sorted({_depth(g, e) for e in children}):
         level = [e for e in children if _depth(g, e) == d]
         for e in level: ident[e.id] = f"{surface(e)} of {ident[e.part_of]}"
-        scores = yield ('score', [JudgeRequest(prefix, ask('entity', entity=ident[e.id]), pair) for e in level])
-        for e, s in zip(level, scores):
+        reqs = [req('entity', ident[e.id], e) for e in level]
+        scores = yield ('score', reqs)
+        for e, s, r in zip(level, scores, reqs):
             elements[e.id] = Element('entity', direction, e.id, e.name, _entity_spans(e), identifier=ident[e.id],
-                                     question=ask('entity', entity=ident[e.id]), score=s, present=s >= threshold,
+                                     question=r.question, score=s, present=s >= threshold,
                                      asked=True, candidates=[(ident[e.id], s)])
     # pass 3: attributes and relations
     rest, todo = [], []
@@ -169,21 +191,23 @@ def plan_questions(g:SceneGraph,          # the graph the elements come from (th
             el = Element('attribute', direction, e.id, text, spans, identifier=ident[e.id])
             rest.append(el)
             if elements[e.id].present:
-                el.question, el.asked = ask('attribute', entity=ident[e.id], attribute=text), True
-                todo.append(el)
-    for r in g.relations:
-        if r.subject not in scored or r.object not in scored: continue
-        s_, o_ = g.entities[r.subject], g.entities[r.object]
-        spans = [Span(g.text[r.start:r.end], r.start, r.end, r.sentence), s_.mentions[0], o_.mentions[0]]
-        el = Element('relation', direction, r.subject, r.predicate, spans, object=r.object,
-                     identifier=f"{ident[r.subject]} -> {ident[r.object]}")
+                r = req('attribute', ident[e.id], e, attribute=text)
+                el.question, el.asked = r.question, True
+                todo.append((el, r))
+    for rel in g.relations:
+        if rel.subject not in scored or rel.object not in scored: continue
+        s_, o_ = g.entities[rel.subject], g.entities[rel.object]
+        spans = [Span(g.text[rel.start:rel.end], rel.start, rel.end, rel.sentence), s_.mentions[0], o_.mentions[0]]
+        el = Element('relation', direction, rel.subject, rel.predicate, spans, object=rel.object,
+                     identifier=f"{ident[rel.subject]} -> {ident[rel.object]}")
         rest.append(el)
-        if elements[r.subject].present and elements[r.object].present:
-            el.question = ask('relation', entity1=ident[r.subject], entity2=ident[r.object], relation=r.predicate)
-            el.asked = True
-            todo.append(el)
-    scores = (yield ('score', [JudgeRequest(prefix, el.question, pair) for el in todo])) if todo else []
-    for el, s in zip(todo, scores): el.score = s
+        if elements[rel.subject].present and elements[rel.object].present:
+            r = req('relation', ident[rel.subject], s_, relation=rel.predicate, object=ident[rel.object],
+                    object_name=o_.name)
+            el.question, el.asked = r.question, True
+            todo.append((el, r))
+    scores = (yield ('score', [r for _, r in todo])) if todo else []
+    for (el, _), s in zip(todo, scores): el.score = s
     return [elements[e.id] for e in ents] + rest
 
 # %% ../nbs/02_templates.ipynb #6d321625
