@@ -109,7 +109,8 @@ def _metric(args):
     "A PoSh object from the command-line options."
     from posh.metric import PoSh
     judge_kwargs = {'base_url': args.base_url} if getattr(args, 'base_url', None) else {}
-    return PoSh(args.config, judge=args.judge, cache_dir=args.cache_dir, batch_size=args.batch_size,
+    return PoSh(args.config, parser=getattr(args, 'parser', None), coref=getattr(args, 'coref', None),
+                judge=args.judge, cache_dir=args.cache_dir, batch_size=args.batch_size,
                 judge_kwargs=judge_kwargs, progress=True)
 
 def cmd_score(args) -> int:
@@ -180,6 +181,8 @@ def build_parser() -> argparse.ArgumentParser:
     def metric_opts(sp):
         sp.add_argument('--config', default='embedded', choices=['embedded', 'paper'], help='configuration')
         sp.add_argument('--judge', default=None, help="judge as BACKEND:MODEL (transformers:, vllm:, openai:)")
+        sp.add_argument('--parser', default=None, help="spaCy pipeline, overriding the configuration's")
+        sp.add_argument('--coref', default=None, choices=['rules', 'maverick'], help="coreference, overriding the configuration's")
         sp.add_argument('--base-url', default=None, help="server URL for --judge openai:MODEL (e.g. http://127.0.0.1:8000/v1)")
         sp.add_argument('--cache-dir', default=None, help='SQLite cache folder: resumable, repeated runs are free')
         sp.add_argument('--batch-size', type=int, default=16, help='pairs judged (and checkpointed) together')

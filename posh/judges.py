@@ -24,11 +24,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['EMBEDDED_GGUF', 'EMBEDDED_INSTALL', 'PAPER_JUDGE', 'BACKENDS', 'QuestionFields', 'JudgeRequest', 'ContextLengthError',
-           'BackendUnavailable', 'answer_digit', 'digit_score', 'embedded_gguf_path', 'chat_text', 'chat_head',
-           'ChatEncoder', 'model_short_name', 'Judge', 'resolve_model_source', 'load_tokenizer', 'TransformersJudge',
-           'VLLMJudge', 'parse_top_logprobs', 'completions_url', 'OpenAIJudge', 'free_port', 'LlamaCppServer',
-           'parse_judge_spec', 'make_judge']
+__all__ = ['EMBEDDED_GGUF', 'EMBEDDED_INSTALL', 'PAPER_JUDGE', 'VLLM_ENV', 'TRUNCATE_MODES', 'BACKENDS', 'QuestionFields',
+           'JudgeRequest', 'ContextLengthError', 'BackendUnavailable', 'answer_digit', 'answer_digits', 'digit_score',
+           'embedded_gguf_path', 'chat_text', 'chat_head', 'ChatEncoder', 'model_short_name', 'Judge',
+           'resolve_model_source', 'load_tokenizer', 'TransformersJudge', 'vllm_environment', 'fit_prompt', 'VLLMJudge',
+           'parse_top_logprobs', 'completions_url', 'OpenAIJudge', 'free_port', 'LlamaCppServer', 'parse_judge_spec',
+           'make_judge']
 
 # %% ../nbs/03_judges.ipynb #7c088256
 @dataclass(frozen=True)
@@ -87,13 +88,18 @@ def answer_digit(text: str) -> int | None:
     m = _DIGIT_1_5.search(text)
     return int(m.group()) if m else None
 
+def answer_digits(text: str) -> list[int]:
+    "Every distinct digit 1-5 in a decoded token's `text`, in increasing order ('21' -> [1, 2])."
+    return [d for d in range(1, 6) if str(d) in text]
+
 def digit_score(top: Sequence[tuple[str, float]] | Mapping[str, float]) -> float:
     "Expected digit 1-5 under the renormalized probabilities of the `top` (token text, logprob) pairs; 1.0 without a digit."
     items = top.items() if isinstance(top, Mapping) else top
     kept = []
     for text, lp in items:
-        d, lp = answer_digit(text), float(lp)
-        if d is not None and not math.isnan(lp) and lp > -math.inf: kept.append((d, lp))
+        lp = float(lp)
+        if math.isnan(lp) or lp == -math.inf: continue
+        kept += [(d, lp) for d in answer_digits(str(text).lower())]   # a token counts for every digit it contains
     if not kept: return 1.0
     m = max(lp for _, lp in kept)
     w = [(d, math.exp(lp - m)) for d, lp in kept]
@@ -425,6 +431,25 @@ class TransformersJudge(Judge):
 
 # %% ../nbs/03_judges.ipynb #4c99aaf3
 PAPER_JUDGE = 'Qwen/Qwen3-14B'
+VLLM_ENV = {'VLLM_USE_V1': '1',                           # the V1 engine
+            'VLLM_ENABLE_V1_MULTIPROCESSING': '0',        # engine core in this process
+            'VLLM_KERNEL_OVERRIDE_BATCH_INVARIANT': '1',  # batch-invariant kernels (vLLM 0.11, the reference's)
+            'VLLM_BATCH_INVARIANT': '1'}                  # the same switch under its later name
+TRUNCATE_MODES = (None, 'reference')
+
+def vllm_environment(env: dict | None = None) -> dict:
+    "Set the reference's vLLM variables in `env` (default `os.environ`) where unset; return the values in force."
+    env = os.environ if env is None else env
+    for k, v in VLLM_ENV.items(): env.setdefault(k, v)
+    return {k: env[k] for k in VLLM_ENV}
+
+def fit_prompt(ids: list[int], extra: int, max_model_len: int, truncate: str | None, where: str, signature: str) -> list[int]:
+    "Prompt ids that fit the window: unchanged, cut as the reference cuts (`truncate='reference'`), or an error."
+    if truncate == 'reference': return list(ids[:max_model_len - 1])   # the reference: ids[:max_tokens - 1]
+    if len(ids) + extra > max_model_len:
+        raise ContextLengthError(f"{where}: the prompt has {len(ids)} tokens, + {extra} answer token(s) > max_model_len "
+                                 f"{max_model_len} of {signature}; PoSh never truncates unless truncate='reference'")
+    return list(ids)
 
 def _vllm_missing() -> list[str]:
     "What the vllm backend lacks on this machine (empty when it can run)."
@@ -437,19 +462,19 @@ def _vllm_missing() -> list[str]:
     return missing
 
 def _require_vllm():
-    "Import vllm (batch-invariant mode on) or fail with what is missing and how to get it."
+    "Import vllm (the reference's engine environment) or fail with what is missing and how to get it."
     missing = _vllm_missing()
     if missing:
         raise BackendUnavailable("the vllm judge backend (the paper configuration) cannot run here: " + '; '.join(missing)
                                  + '. It needs a CUDA GPU (the paper used one H100; Qwen3-14B in bf16 needs about 30 GB)'
                                  ' and `pip install "posh[paper]"` (see environment.yml). Without a GPU use the '
                                  '`transformers` backend, or `openai` against a vLLM server running elsewhere.')
-    os.environ.setdefault('VLLM_BATCH_INVARIANT', '1')
+    vllm_environment()
     import vllm
     return vllm
 
 class VLLMJudge(Judge):
-    "The paper's judge: an offline vLLM engine (GPU), greedy first token with top-20 logprobs."
+    "The paper's judge: an offline vLLM engine (GPU), first token's top-20 logprobs, the reference's engine environment."
     backend = 'vllm'
     def __init__(self,
                  model: str = PAPER_JUDGE,          # hub id or local folder
@@ -458,10 +483,12 @@ class VLLMJudge(Judge):
                  gpu_memory_utilization: float = 0.9,
                  seed: int = 0,
                  top_k: int = 20,                   # top log-probabilities read (the paper: 20)
+                 truncate: str | None = None,       # None: over-long prompts raise; 'reference': keep the first max_model_len - 1 ids
                  **llm_kwargs):                     # more `vllm.LLM` arguments (dtype, tensor_parallel_size, ...)
+        if truncate not in TRUNCATE_MODES: raise ValueError(f"truncate must be one of {TRUNCATE_MODES}, not {truncate!r}")
         vllm = _require_vllm()
         super().__init__(str(model))
-        self.max_model_len, self.top_k, self._vllm = max_model_len, top_k, vllm
+        self.max_model_len, self.top_k, self.truncate, self._vllm = max_model_len, top_k, truncate, vllm
         try:
             self.llm = vllm.LLM(model=str(model), max_model_len=max_model_len, enable_prefix_caching=enable_prefix_caching,
                                 gpu_memory_utilization=gpu_memory_utilization, seed=seed, **llm_kwargs)
@@ -470,12 +497,13 @@ class VLLMJudge(Judge):
         self.tok = self.llm.get_tokenizer()
         self.enc = ChatEncoder(self.tok)
 
+    @property
+    def signature(self) -> str:
+        return super().signature + (f':truncate={self.truncate}' if self.truncate else '')
+
     def _prompts(self, ids: list[list[int]], extra: int, names: list[str]) -> list[dict]:
-        for x, where in zip(ids, names):
-            if len(x) + extra > self.max_model_len:
-                raise ContextLengthError(f"{where}: the prompt has {len(x)} tokens, + {extra} answer token(s) > "
-                                         f"max_model_len {self.max_model_len} of {self.signature}; PoSh never truncates")
-        return [{'prompt_token_ids': x} for x in ids]
+        return [{'prompt_token_ids': fit_prompt(x, extra, self.max_model_len, self.truncate, where, self.signature)}
+                for x, where in zip(ids, names)]
 
     def score(self, requests: list[JudgeRequest]) -> list[float]:
         "One score in [1, 5] per request, in order."

@@ -169,7 +169,8 @@ class PoSh:
         self.batch_size, self.progress = batch_size, progress
         self._extractor = None
         exact = ':exact' if self.judge_kwargs.get('exact') else ''
-        self.judge = CachedJudge(self._make_judge, judge_signature(self.judge_spec) + exact, self.cache)
+        trunc = f":truncate={self.judge_kwargs['truncate']}" if self.judge_kwargs.get('truncate') else ''
+        self.judge = CachedJudge(self._make_judge, judge_signature(self.judge_spec) + exact + trunc, self.cache)
         self.rewrite = 'llm' if judge_can_rewrite(self.judge_spec) else 'rule'
         self.stats = {}
 

@@ -39,7 +39,8 @@ def drive(plans:list, judge) -> list[list[Element]]:
 KINDS = ('entity', 'attribute', 'relation')
 
 def mean_score(elements:list[Element], weights:dict|None=None) -> float|None:
-    "Mean element score (1-5), weighted per kind when `weights` is given; None for no elements."
+    "Mean score (1-5) of the counted elements (`Element.counted`), weighted per kind when `weights` is given; None for none."
+    elements = [e for e in elements if e.counted]
     if not elements: return None
     w = [1.0 if weights is None else float(weights.get(e.kind, 0.0)) for e in elements]
     if sum(w) == 0: return None

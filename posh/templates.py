@@ -4,47 +4,66 @@
 
 # %% ../nbs/02_templates.ipynb #7e25f65b
 from __future__ import annotations
-import json, math
+import json
 from dataclasses import dataclass, field
 from importlib import resources
+from pathlib import Path
 from .graphs import SceneGraph, Entity, Relation, Span
-from .judges import JudgeRequest, QuestionFields
+from .judges import JudgeRequest, QuestionFields, ChatEncoder, chat_text
 
 # %% auto #0
-__all__ = ['PRONOUN_WORDS', 'REWRITE_MODES', 'Prompts', 'load_prompts', 'Element', 'surface', 'scored_entities', 'collisions',
-           'candidates', 'round_half_up', 'clean_rewrite', 'rule_rewrite', 'make_request', 'plan_questions', 'run_plan']
+__all__ = ['PROMPT_VARIANTS', 'HEAD_PRONOUNS', 'CONTAINS_VERBS', 'PART_OF', 'VIEWER_IDENTIFIERS', 'LOWEST', 'HIGHEST',
+           'PREPOSITIONS', 'DETERMINERS', 'REWRITE_MODES', 'REFERENCE_PROMPT_LIMIT', 'Prompts', 'load_prompts',
+           'Element', 'Attribute', 'Link', 'entity_heads', 'entity_attributes', 'graph_links', 'GraphView',
+           'graph_view', 'viewer_identifier', 'Candidate', 'Answer', 'entity_candidates', 'rule_rewrite',
+           'best_candidate', 'plan_questions', 'run_plan', 'LengthReport', 'prompt_lengths', 'count_over_limit']
 
 # %% ../nbs/02_templates.ipynb #80f75cf9
+PROMPT_VARIANTS = {'reference': 'prompts.json', 'appendix': 'prompts_appendix.json'}
+
 @dataclass
 class Prompts:
-    "The prompt texts of the metric (from `posh/data/prompts.json`)."
-    version: str
-    prefixes: dict
-    questions: dict
-    instruction: str
-    guide: str
-    respond: str
-    rewrites: dict
+    "The prompt texts of the metric: per direction a prefix and three verifier questions; instructions; rewrites; identifier forms."
+    version: str       # enters every signature
+    directions: dict   # 'precision' | 'recall' -> {'prefix', 'entity', 'attribute', 'relation'} templates
+    instructions: str  # the block after the question: scoring guide, blank line, answer format
+    rewrites: dict     # 'attribute' | 'relation' -> the prompt asking for a noun phrase
+    identifiers: dict  # 'part' (child of its parent) and 'object' (an entity named through a relation it is the object of)
 
     def prefix(self, direction:str, target:str, source:str) -> str:
         "The shared part of every question of one pair: the description(s) shown to the judge."
-        return self.prefixes[direction].format(target=target, source=source)
+        t = self.directions[direction]['prefix']
+        return t.format(target_text=target, source_text=source) if '{source_text}' in t else t.format(text=target)
 
     def question(self, direction:str, kind:str, **fields) -> str:
-        "The question about one element, with the instruction, scoring guide and answer format."
-        q = self.questions[direction][kind].format(**fields)
-        return f"{q}\n{self.instruction}\n\n{self.guide}\n\n{self.respond}"
+        "The verifier question, a blank line and the instructions; `fields` fill the placeholders (`entity_identifier`, ...)."
+        return f"{self.directions[direction][kind].format(**fields)}\n\n{self.instructions}"
+
+    def message(self, direction:str, kind:str, target:str, source:str, **fields) -> str:
+        "The whole user message: prefix, blank line, question, blank line, instructions."
+        return f"{self.prefix(direction, target, source)}\n\n{self.question(direction, kind, **fields)}"
 
     def rewrite(self, kind:str, identifier:str) -> str:
-        "The prompt asking the LLM to turn a raw identifier ('dog small') into a noun phrase."
-        return self.rewrites[kind].format(identifier=identifier)
+        "The prompt asking the judge to turn a raw identifier ('small dog', 'man feeds cat') into a noun phrase."
+        return self.rewrites[kind].format(entity_identifier=identifier)
 
-def load_prompts(path:str|None=None) -> Prompts:
-    "Load the prompt file (default: the one shipped with the package)."
-    text = open(path, encoding='utf-8').read() if path else \
-        resources.files('posh').joinpath('resources/prompts.json').read_text(encoding='utf-8')
+    def part(self, entity:str, parent:str) -> str:
+        "A part named through its parent's identifier: 'tail of the small dog'."
+        return self.identifiers['part'].format(entity_text=entity, parent_entity_identifier=parent)
+
+    def object_of(self, entity:str, relation:str) -> str:
+        "An entity named through a relation it is the object of: 'cat with relation \"man feeds cat\"'."
+        return self.identifiers['object'].format(formatted_entity=entity, relation=relation)
+
+def load_prompts(name:str|None='reference') -> Prompts:
+    "Load a prompt file: a variant name ('reference', the default; 'appendix', prompt version 1) or a path."
+    name = name or 'reference'
+    if name in PROMPT_VARIANTS:
+        text = resources.files('posh').joinpath(f'resources/{PROMPT_VARIANTS[name]}').read_text(encoding='utf-8')
+    elif Path(name).is_file(): text = Path(name).read_text(encoding='utf-8')
+    else: raise ValueError(f"unknown prompts {name!r}: use one of {sorted(PROMPT_VARIANTS)} or the path of a prompt file")
     d = json.loads(text)
-    return Prompts(d['version'], d['prefix'], d['question'], d['instruction'], d['guide'], d['respond'], d['rewrite'])
+    return Prompts(d['version'], {k: d[k] for k in ('precision', 'recall')}, d['instructions'], d['rewrite'], d['identifier'])
 
 # %% ../nbs/02_templates.ipynb #c1b2b464
 @dataclass
@@ -53,88 +72,222 @@ class Element:
     kind: str            # 'entity' | 'attribute' | 'relation'
     direction: str       # 'precision' (from the generation) | 'recall' (from the reference)
     entity: int          # the entity (the subject, for a relation)
-    text: str            # the element in words: 'horse', 'white', 'holds'
-    spans: list[Span]    # where it is in its source text
+    text: str            # the element in words: 'horse', 'white', 'holds', 'part of'
+    spans: list[Span]    # where it is in its source text (a relation: its predicate words only)
     object: int|None = None   # the relation's object
     identifier: str = ''      # how the question named it ('the white horse'; 'man -> horse' for relations)
     question: str = ''        # the question asked ('' when scored without a question)
     score: float = 1.0        # 1-5
     present: bool|None = None # entities: score >= threshold
-    asked: bool = False       # False: scored 1 without a question (absent entity)
+    asked: bool = False       # False: scored without a question (absent entity: 1; the viewer: 5)
     candidates: list[tuple[str, float]] = field(default_factory=list)  # entities: every identifier tried, its score
     reference: int|None = None  # recall elements: which reference they come from (several references per pair)
+    counted: bool = True      # enters the coarse means (False: the viewer, its attributes, viewer-viewer relations)
 
-# %% ../nbs/02_templates.ipynb #09e06b6b
-def surface(e:Entity) -> str:
-    "How the description names the entity: its first noun mention, else its class name."
-    nouns = [m.text for m in e.mentions if m.text.lower() not in PRONOUN_WORDS]
-    return nouns[0] if nouns else e.name
+# %% ../nbs/02_templates.ipynb #a738a6dc
+HEAD_PRONOUNS = frozenset('he him his himself she her hers herself it its itself they them their theirs themselves '
+                          'who whom this that these those'.split())  # heads never used as identifiers (the reference's list)
+CONTAINS_VERBS = frozenset('have has had having hold holds holding contain contains contained containing '
+                           'wear wears wore wearing'.split())  # the subject of these is a parent of the object
+PART_OF = 'part of'
+VIEWER_IDENTIFIERS = {'viewer': 'the viewer', 'left': 'our left', 'right': 'our right'}
+LOWEST, HIGHEST = 1.0, 5.0
 
-PRONOUN_WORDS = set('he him his she her hers it its they them their we us our i me you'.split())
+@dataclass
+class Attribute:
+    "One attribute element of an entity: its lower-cased text and every span that says it."
+    text: str
+    spans: list[Span]
+    sentence: int   # the first sentence it is in (orders the identifier candidates)
 
-def scored_entities(g:SceneGraph) -> list[Entity]:
-    "Entities that are scored: not the viewer and not part of the viewer."
-    def viewer(e, depth=0):
-        return e.viewer or (e.part_of is not None and depth < 10 and viewer(g.entities[e.part_of], depth + 1))
-    return [e for e in g.entities if not viewer(e)]
+@dataclass
+class Link:
+    "One relation element: a relation of the graph, or the part-of link of `Entity.part_of`."
+    subject: int
+    predicate: str
+    object: int
+    spans: list[Span]  # the predicate words only
+    sentence: int
+    @property
+    def part_of(self) -> bool: return self.predicate == PART_OF
+    @property
+    def contains(self) -> bool: return self.predicate in CONTAINS_VERBS   # exact form, as the reference compares
 
-def collisions(g:SceneGraph, e:Entity) -> list[Entity]:
-    "Other scored entities of the graph with the same class name."
-    return [o for o in scored_entities(g) if o.id != e.id and o.name == e.name]
+def entity_heads(e:Entity) -> list[str]:
+    "The lower-cased text of every mention, in text order; the first is the entity's text ('dog', 'dogs', 'it')."
+    heads = [m.text.strip().lower() for m in sorted(e.mentions, key=lambda m: m.start)]
+    return heads or [e.name.strip().lower()]
 
-def _attr_words(e:Entity) -> list[str]:
-    return ([e.quantity] if e.quantity else []) + [a.text for a in e.attributes]
-
-def _rel_words(g:SceneGraph, e:Entity) -> list[str]:
-    "Raw relation identifiers of `e`: 'man holds umbrella', 'dog under man' (e's class in its position)."
+def entity_attributes(e:Entity) -> list[Attribute]:
+    "Attribute elements: the quantity first, then the attributes deduplicated by lower-cased text, in sorted order."
     out = []
-    for r in g.relations:
-        if r.subject == e.id: out.append(f"{e.name} {r.predicate} {surface(g.entities[r.object])}")
-        elif r.object == e.id: out.append(f"{surface(g.entities[r.subject])} {r.predicate} {e.name}")
+    if (e.quantity or '').strip():
+        q = e.quantity_span
+        out.append(Attribute(e.quantity.strip().lower(), [q] if q else [],
+                             q.sentence if q else min((m.sentence for m in e.mentions), default=0)))
+    groups = {}
+    for a in sorted(e.attributes, key=lambda a: (a.text, a.start)):
+        t = a.text.strip().lower()
+        if t: groups.setdefault(t, []).append(a)
+    for t, spans in groups.items():   # sentence: that of the first variant in sorted order ('White' before 'white')
+        out.append(Attribute(t, sorted(spans, key=lambda s: s.start), min(s.sentence for s in spans if s.text == spans[0].text)))
     return out
 
-def candidates(g:SceneGraph, e:Entity) -> list[tuple[str, str|None]]:
-    "Identifier candidates of a parent entity: (raw identifier, rewrite kind or None when used as is)."
-    others = collisions(g, e)
-    if not others: return [(surface(e), None)]
-    taken = {w.lower() for o in others for w in _attr_words(o)}
-    attrs = [w for w in dict.fromkeys(_attr_words(e)) if w.lower() not in taken]
-    if attrs: return [(f"{e.name} {w}", 'attribute') for w in attrs]
-    taken = {w.lower() for o in others for w in _rel_words(g, o)}
-    rels = [w for w in dict.fromkeys(_rel_words(g, e)) if w.lower() not in taken]
-    if rels: return [(w, 'relation') for w in rels]
-    return [(surface(e), None)]
+def graph_links(g:SceneGraph) -> list[Link]:
+    "Relation elements: the relations (duplicates merged) then the part-of links; spans are the predicate words."
+    out, seen = [], {}
+    def add(s, p, o, span, sentence):
+        if (s, o, p) in seen:
+            l = seen[(s, o, p)]
+            if span is not None: l.spans.append(span)
+            l.sentence = min(l.sentence, sentence)
+        else:
+            seen[(s, o, p)] = l = Link(s, p, o, [] if span is None else [span], sentence)
+            out.append(l)
+    for r in g.relations:
+        add(r.subject, r.predicate, r.object, Span(g.text[r.start:r.end], r.start, r.end, r.sentence) if r.end > r.start
+            else None, r.sentence)
+    for e in g.entities:
+        if e.part_of is not None:
+            sp = getattr(e, 'part_span', None)  # the possessive / 'of' words, when the graph records them
+            add(e.id, PART_OF, e.part_of, sp, sp.sentence if sp else min((m.sentence for m in e.mentions), default=0))
+    return out
+
+@dataclass
+class GraphView:
+    "A scene graph as PoSh's questions read it (the reference scorer's reading)."
+    graph: SceneGraph
+    heads: dict        # entity id -> entity_heads
+    attributes: dict   # entity id -> entity_attributes
+    links: list        # graph_links
+    parents: dict      # entity id -> sorted ids of its parents (part-of objects, subjects of a contains-verb)
+
+    def text(self, i:int) -> str: return self.heads[i][0]
+    def links_of(self, i:int) -> list[Link]: return [l for l in self.links if i in (l.subject, l.object)]
+
+def graph_view(g:SceneGraph) -> GraphView:
+    "Heads, attribute elements, relation elements and parents of every entity of `g`."
+    links = graph_links(g)
+    parents = {e.id: set() for e in g.entities}
+    for l in links:
+        if l.part_of: parents[l.subject].add(l.object)
+        if l.contains: parents[l.object].add(l.subject)
+    return GraphView(g, {e.id: entity_heads(e) for e in g.entities}, {e.id: entity_attributes(e) for e in g.entities},
+                     links, {i: sorted(p) for i, p in parents.items()})
+
+def viewer_identifier(e:Entity) -> str: return VIEWER_IDENTIFIERS.get(e.name, 'the viewer')
+
+# %% ../nbs/02_templates.ipynb #fc43825a
+@dataclass(frozen=True)
+class Candidate:
+    "One identifier an entity may be asked under, before any rewrite, with the words it is made of."
+    raw: str            # 'dog', 'small dog', 'man feeds cat', 'cat with relation "man feeds cat"'
+    kind: str           # 'head' (asked as is) | 'attribute' | 'relation' (rewritten into a noun phrase first)
+    rank: int           # the reference's order: 0 text, 1 attribute + text, 2 other heads, 3 subject of, 4 object of
+    base: str = ''      # the entity as named in it: its text, or 'tail of the dog'
+    attribute: str = '' # attribute candidates: the attribute
+    subject: str = ''   # relation candidates: the relation's words
+    predicate: str = ''
+    object: str = ''
+    role: str = ''      # relation candidates: 'subject' or 'object' (the entity's place in the relation)
+
+@dataclass
+class Answer:
+    "An entity's confirmed identifier: the winning candidate, its score and question, every candidate tried."
+    identifier: str
+    score: float
+    present: bool
+    question: str = ''
+    candidates: list = field(default_factory=list)
+
+def entity_candidates(v:GraphView, e:Entity, answers:dict, prompts:Prompts) -> list[Candidate]:
+    "The identifiers `e` is asked under, in the reference's order; `answers` holds the entities confirmed so far."
+    def present(i): return i in answers and answers[i].present
+    me = v.text(e.id)
+    same = [o.id for o in v.graph.entities if not o.viewer and v.text(o.id) == me]   # its name collisions
+    live = [p for p in v.parents[e.id] if present(p)]
+    forms = []   # (how the entity is written, the entities it must be told apart from)
+    if not live or len(same) == 1: forms.append((lambda t: t, same))
+    for p in live:
+        forms.append((lambda t, p=p: prompts.part(t, answers[p].identifier), [o for o in same if p in v.parents[o]]))
+    out = []
+    def add(c):
+        if c.raw not in {x.raw for x in out}: out.append(c); return True
+        return False
+    for fmt, coll in forms:
+        others, added = [o for o in coll if o != e.id], False
+        if not others: out.append(Candidate(fmt(me), 'head', 0, fmt(me))); added = True
+        taken = {a.text for o in others for a in v.attributes[o]}
+        for a in sorted(v.attributes[e.id], key=lambda a: a.sentence):
+            if a.text not in taken:
+                added |= add(Candidate(f"{a.text} {fmt(me)}", 'attribute', 1, fmt(me), attribute=a.text))
+        taken = {h for o in others for h in v.heads[o]}
+        for h in v.heads[e.id]:
+            if h not in HEAD_PRONOUNS and h not in taken: added |= add(Candidate(fmt(h), 'head', 2, fmt(h)))
+        if added: continue
+        for role, other_end, rank in (('subject', 'object', 3), ('object', 'subject', 4)):
+            taken = {(l.predicate, getattr(l, other_end)) for o in others for l in v.links_of(o) if getattr(l, role) == o}
+            for l in sorted(v.links_of(e.id), key=lambda l: l.sentence):
+                o = getattr(l, other_end)
+                if l.part_of or getattr(l, role) != e.id or (l.predicate, o) in taken: continue
+                if o in answers:
+                    if not answers[o].present: continue
+                    name = answers[o].identifier
+                else:
+                    first = min(v.attributes[o], key=lambda a: a.sentence).text if v.attributes[o] else ''
+                    name = f"{first} {v.text(o)}".strip()
+                if role == 'subject':
+                    add(Candidate(f"{me} {l.predicate} {name}", 'relation', rank, me, subject=me, predicate=l.predicate,
+                                  object=name, role=role))
+                else:
+                    add(Candidate(prompts.object_of(fmt(me), f"{name} {l.predicate} {me}"), 'relation', rank, fmt(me),
+                                  subject=name, predicate=l.predicate, object=fmt(me), role=role))
+    if not out: out.append(Candidate(forms[0][0](me), 'head', 0, forms[0][0](me)))
+    return sorted(out, key=lambda c: c.rank)   # stable: the order of discovery within a rank
+
+# %% ../nbs/02_templates.ipynb #575b9370
+PREPOSITIONS = frozenset('aboard about above across after against along alongside amid amidst among around as at atop '
+                         'before behind below beneath beside besides between beyond by down during except for from in '
+                         'inside into near next of off on onto opposite out outside over past per round through '
+                         'throughout to toward towards under underneath unlike until up upon via with within without '
+                         'close adjacent'.split())
+DETERMINERS = ('the ', 'a ', 'an ', 'our ', 'this ', 'that ', 'these ', 'those ', 'his ', 'her ', 'its ', 'their ',
+               'my ', 'your ')
+
+def _the(np:str) -> str:
+    "A noun phrase with a determiner: 'window' -> 'the window'; 'our left' stays."
+    return np if np.lower().startswith(DETERMINERS) else f"the {np}"
+
+def _finite(predicate:str) -> bool:
+    "Whether a predicate is a finite verb form ('feeds', 'looks at', 'is wearing') rather than a preposition or participle."
+    first = predicate.split()[0].lower() if predicate.split() else ''
+    return not (first in PREPOSITIONS or first.endswith(('ing', 'ed')) or predicate.lower().endswith(' by'))
+
+def rule_rewrite(c:Candidate) -> str:
+    "The noun phrase the rewrite prompt asks for, built by rule (for judges that cannot generate): deterministic."
+    if c.kind == 'attribute': return f"the {c.attribute} {c.base}"
+    if c.kind != 'relation': return c.raw
+    if c.role == 'subject':   # 'man feeds cat' -> 'the man that feeds the cat'; 'cat on sofa' -> 'the cat on the sofa'
+        return f"the {c.subject} {'that ' if _finite(c.predicate) else ''}{c.predicate} {_the(c.object)}"
+    # object: 'cat with relation "man feeds cat"' -> 'the cat that the man feeds'; '... "dog under table"' ->
+    # 'the table that the dog is under'
+    return f"the {c.object} that {_the(c.subject)} {'' if _finite(c.predicate) else 'is '}{c.predicate}"
 
 # %% ../nbs/02_templates.ipynb #d5a3591a
-def round_half_up(x:float) -> int: return int(math.floor(x + 0.5))
-
-def clean_rewrite(text:str, raw:str) -> str:
-    "Tidy an LLM rewrite: first line, no surrounding quotes or final period; the raw identifier if nothing is left."
-    t = (text or '').strip().splitlines()[0].strip() if (text or '').strip() else ''
-    for _ in range(2): t = t.strip('"\'` ').rstrip('.').strip()
-    return t or raw
-
 REWRITE_MODES = ('llm', 'rule')
 
-def rule_rewrite(raw:str, kind:str, name:str) -> str:
-    "Deterministic identifier rewrite, for judges that cannot generate: 'dog small' -> 'the small dog', 'man holds umbrella' -> 'the man holds umbrella'."
-    if kind == 'attribute' and raw.lower().startswith(name.lower() + ' '): return f"the {raw[len(name) + 1:]} {name}"
-    return f"the {raw}"
+def best_candidate(scores:list[float]) -> int:
+    "The winning candidate: the first with the highest score rounded by Python's `round` (halves to even)."
+    best = 0
+    for k in range(1, len(scores)):
+        if round(scores[k]) > round(scores[best]): best = k   # a later candidate wins only when strictly greater
+    return best
 
-def _depth(g:SceneGraph, e:Entity) -> int:
-    d = 0
-    while e.part_of is not None and d < 10: e, d = g.entities[e.part_of], d + 1
-    return d
-
-def _entity_spans(e:Entity) -> list[Span]: return list(e.mentions)
-
-def make_request(prompts:Prompts, direction:str, prefix:str, target:str, pair:str, kind:str, entity:str, name:str,
-                 attribute:str='', relation:str='', object:str='', object_name:str='') -> JudgeRequest:
-    "One question: its prompt text and the same question as `QuestionFields`."
-    fmt = {'entity': dict(entity=entity), 'attribute': dict(entity=entity, attribute=attribute),
-           'relation': dict(entity1=entity, entity2=object, relation=relation)}[kind]
-    return JudgeRequest(prefix, prompts.question(direction, kind, **fmt), pair,
-                        QuestionFields(kind, direction, target, entity, name, attribute, relation, object, object_name))
+def _drop_bracketed_parent(identifier:str) -> str:
+    "The reference's rule for the ends of part-of / contains questions: cut ' of ...]' from identifiers that have both."
+    if ' of ' in identifier and ']' in identifier:
+        return (identifier[:identifier.index(' of ')] + identifier[identifier.index(']') + 1:]).strip()
+    return identifier
 
 def plan_questions(g:SceneGraph,          # the graph the elements come from (the source)
                    target:str,            # the text they are checked against
@@ -143,72 +296,67 @@ def plan_questions(g:SceneGraph,          # the graph the elements come from (th
                    threshold:float=2,     # presence threshold on an entity's score
                    pair:str='',           # pair identifier, for the judge's error messages
                    rewrite:str='llm'):    # identifier rewrites: 'llm' (asked to the judge) or 'rule' (`rule_rewrite`)
-    "Generator of the three passes: yields ('generate'|'score', batch), receives answers, returns the Elements."
+    "Generator of the passes: yields ('generate'|'score', batch), receives answers, returns the Elements."
     if direction not in ('precision', 'recall'): raise ValueError(f"direction must be 'precision' or 'recall', not {direction!r}")
     if rewrite not in REWRITE_MODES: raise ValueError(f"rewrite must be one of {REWRITE_MODES}, not {rewrite!r}")
     prefix = prompts.prefix(direction, target=target, source=g.text)
-    def req(kind, entity, e, **kw): return make_request(prompts, direction, prefix, target, pair, kind, entity, e.name, **kw)
-    ents = scored_entities(g)
-    scored = {e.id for e in ents}
-    parents = [e for e in ents if e.part_of is None]
-    children = sorted([e for e in ents if e.part_of is not None], key=lambda e: _depth(g, e))
-    # identifier rewrites, one batch (or the deterministic rule)
-    cands = {e.id: candidates(g, e) for e in parents}
-    names = {raw: g.entities[i].name for i, cs in cands.items() for raw, kind in cs if kind}
-    raws = list(dict.fromkeys((raw, kind) for cs in cands.values() for raw, kind in cs if kind))
-    if rewrite == 'rule': rewritten = {raw: rule_rewrite(raw, kind, names[raw]) for raw, kind in raws}
-    else:
-        answers = (yield ('generate', [prompts.rewrite(kind, raw) for raw, kind in raws])) if raws else []
-        rewritten = {raw: clean_rewrite(a, raw) for (raw, _), a in zip(raws, answers)}
-    # pass 1: parents, every candidate in bulk
-    elements, ident = {}, {}
-    qs = [(e, rewritten.get(raw, raw)) for e in parents for raw, _ in cands[e.id]]
-    reqs = [req('entity', i, e) for e, i in qs]
-    scores = (yield ('score', reqs)) if qs else []
-    for e in parents:
-        tried = [(i, s, r) for (o, i), s, r in zip(qs, scores, reqs) if o.id == e.id]
-        best = max(range(len(tried)), key=lambda k: (round_half_up(tried[k][1]), -k))
-        ident[e.id] = tried[best][0]
-        elements[e.id] = Element('entity', direction, e.id, e.name, _entity_spans(e), identifier=tried[best][0],
-                                 question=tried[best][2].question, score=tried[best][1],
-                                 present=tried[best][1] >= threshold, asked=True, candidates=[t[:2] for t in tried])
-    # pass 2: children, shallow first (a grandchild needs its parent's identifier)
-    for d in sorted({_depth(g, e) for e in children}):
-        level = [e for e in children if _depth(g, e) == d]
-        for e in level: ident[e.id] = f"{surface(e)} of {ident[e.part_of]}"
-        reqs = [req('entity', ident[e.id], e) for e in level]
-        scores = yield ('score', reqs)
-        for e, s, r in zip(level, scores, reqs):
-            elements[e.id] = Element('entity', direction, e.id, e.name, _entity_spans(e), identifier=ident[e.id],
-                                     question=r.question, score=s, present=s >= threshold,
-                                     asked=True, candidates=[(ident[e.id], s)])
-    # pass 3: attributes and relations
-    rest, todo = [], []
+    v, ents, answers = graph_view(g), g.entities, {}
+    def request(kind, e, fields, **fmt):
+        return JudgeRequest(prefix, prompts.question(direction, kind, **fmt), pair,
+                            QuestionFields(kind, direction, target, name=e.name, **fields))
+    # passes 1 and 2: entities without parents, then entities with parents, every candidate identifier of each
+    for stage in ('parents', 'children'):
+        todo = [e for e in ents if not e.viewer and bool(v.parents[e.id]) == (stage == 'children')]
+        asked = [(e, c) for e in todo for c in entity_candidates(v, e, answers, prompts)]
+        new = [c for _, c in asked if c.kind != 'head']
+        if rewrite == 'rule': texts = [rule_rewrite(c) for c in new]
+        else: texts = (yield ('generate', [prompts.rewrite(c.kind, c.raw) for c in new])) if new else []
+        texts, reqs, idents = iter(texts), [], []
+        for e, c in asked:
+            ident = c.raw if c.kind == 'head' else next(texts)
+            q = prompts.question(direction, 'entity', entity_identifier=c.raw)
+            if ident != c.raw: q = ident.join(q.rsplit(c.raw, 1))   # the rewrite replaces the raw identifier's last occurrence
+            idents.append(ident)
+            reqs.append(JudgeRequest(prefix, q, pair, QuestionFields('entity', direction, target, ident, e.name)))
+        scores = (yield ('score', reqs)) if reqs else []
+        for e in todo:
+            ks = [k for k, (o, _) in enumerate(asked) if o.id == e.id]
+            b = ks[best_candidate([scores[k] for k in ks])]
+            answers[e.id] = Answer(idents[b], scores[b], scores[b] >= threshold, reqs[b].question,
+                                   [(idents[k], scores[k]) for k in ks])
+        if stage == 'parents':   # the viewer: fixed identifiers, present with the highest score, never asked
+            for e in ents:
+                if e.viewer: answers[e.id] = Answer(viewer_identifier(e), HIGHEST, True)
+    elements = [Element('entity', direction, e.id, e.name, sorted(e.mentions, key=lambda m: m.start),
+                        identifier=answers[e.id].identifier, question=answers[e.id].question, score=answers[e.id].score,
+                        present=answers[e.id].present, asked=not e.viewer, candidates=answers[e.id].candidates,
+                        counted=not e.viewer) for e in ents]
+    # pass 3: the attributes and relations of present entities
+    todo = []
     for e in ents:
-        attrs = ([(e.quantity, [e.quantity_span] if e.quantity_span else [])] if e.quantity else []) + \
-                [(a.text, [a]) for a in e.attributes]
-        for text, spans in attrs:
-            el = Element('attribute', direction, e.id, text, spans, identifier=ident[e.id])
-            rest.append(el)
-            if elements[e.id].present:
-                r = req('attribute', ident[e.id], e, attribute=text)
-                el.question, el.asked = r.question, True
-                todo.append((el, r))
-    for rel in g.relations:
-        if rel.subject not in scored or rel.object not in scored: continue
-        s_, o_ = g.entities[rel.subject], g.entities[rel.object]
-        spans = [Span(g.text[rel.start:rel.end], rel.start, rel.end, rel.sentence), s_.mentions[0], o_.mentions[0]]
-        el = Element('relation', direction, rel.subject, rel.predicate, spans, object=rel.object,
-                     identifier=f"{ident[rel.subject]} -> {ident[rel.object]}")
-        rest.append(el)
-        if elements[rel.subject].present and elements[rel.object].present:
-            r = req('relation', ident[rel.subject], s_, relation=rel.predicate, object=ident[rel.object],
-                    object_name=o_.name)
-            el.question, el.asked = r.question, True
-            todo.append((el, r))
+        a = answers[e.id]
+        for at in v.attributes[e.id]:
+            el = Element('attribute', direction, e.id, at.text, at.spans, identifier=a.identifier, score=LOWEST,
+                         counted=not e.viewer)
+            elements.append(el)
+            if a.present:
+                todo.append((el, request('attribute', e, dict(entity=a.identifier, attribute=at.text),
+                                         entity_identifier=a.identifier, attribute=at.text)))
+    for l in v.links:
+        s, o = answers[l.subject], answers[l.object]
+        el = Element('relation', direction, l.subject, l.predicate, list(l.spans), object=l.object,
+                     identifier=f"{s.identifier} -> {o.identifier}", score=LOWEST,
+                     counted=not (ents[l.subject].viewer and ents[l.object].viewer))
+        elements.append(el)
+        if s.present and o.present:
+            i1 = _drop_bracketed_parent(s.identifier) if l.part_of else s.identifier
+            i2 = _drop_bracketed_parent(o.identifier) if l.contains and not l.part_of else o.identifier
+            todo.append((el, request('relation', ents[l.subject], dict(entity=i1, relation=l.predicate, object=i2,
+                                     object_name=ents[l.object].name), entity1_identifier=i1, entity2_identifier=i2,
+                                     relation=l.predicate)))
     scores = (yield ('score', [r for _, r in todo])) if todo else []
-    for (el, _), s in zip(todo, scores): el.score = s
-    return [elements[e.id] for e in ents] + rest
+    for (el, r), s in zip(todo, scores): el.question, el.asked, el.score = r.question, True, s
+    return elements
 
 # %% ../nbs/02_templates.ipynb #6d321625
 def run_plan(plan, generate, score) -> list[Element]:
@@ -219,3 +367,40 @@ def run_plan(plan, generate, score) -> list[Element]:
             answers = generate(batch) if kind == 'generate' else score(batch)
             kind, batch = plan.send(answers)
     except StopIteration as stop: return stop.value
+
+# %% ../nbs/02_templates.ipynb #329beba3
+REFERENCE_PROMPT_LIMIT = 1999  # prompt ids the reference keeps: ids[:max_tokens - 1], with max_tokens = 2000
+
+@dataclass
+class LengthReport:
+    "How many pairs' prompts exceed a token limit (see `prompt_lengths`)."
+    limit: int          # prompt tokens kept
+    tokens: list[int]   # per pair: tokens of its shortest precision question
+    over: list[int]     # pairs whose every precision question exceeds the limit
+    near: list[int]     # pairs within `margin` tokens of it (their longer questions may exceed it)
+    margin: int
+
+    def __str__(self):
+        return (f"{len(self.over)} of {len(self.tokens)} pairs exceed {self.limit} prompt tokens in every precision "
+                f"question; {len(self.near)} more are within {self.margin} tokens of the limit")
+
+def prompt_lengths(generations:list[str], references:list, tokenizer, prompts:Prompts|None=None) -> list[int]:
+    "Per pair, the tokens of its shortest precision question (chat-formatted, empty identifier): a lower bound on its prompts."
+    from posh.scoring import join_references
+    prompts, enc = prompts or load_prompts(), ChatEncoder(tokenizer)
+    out = []
+    for g, r in zip(generations, references):
+        content = prompts.message('precision', 'entity', join_references([r] if isinstance(r, str) else list(r)), g,
+                                  entity_identifier='')
+        out.append(len(enc.encode(chat_text(tokenizer, content))))
+    return out
+
+def count_over_limit(generations:list[str], references:list, # the pairs (a reference: a string or a list of strings)
+                     tokenizer,                               # a Hugging Face tokenizer with a chat template (the judge's)
+                     limit:int=REFERENCE_PROMPT_LIMIT,        # prompt tokens kept (the reference: 1,999)
+                     margin:int=64,                           # tokens of the longest identifiers and relation words
+                     prompts:Prompts|None=None) -> LengthReport:
+    "Which pairs the reference's truncation would cut (PoSh raises `ContextLengthError` instead, unless `truncate='reference'`)."
+    tokens = prompt_lengths(generations, references, tokenizer, prompts)
+    return LengthReport(limit, tokens, [i for i, n in enumerate(tokens) if n > limit],
+                        [i for i, n in enumerate(tokens) if limit - margin < n <= limit], margin)
