@@ -1,37 +1,100 @@
-"""Scene-graph extraction speed on the IIW-400 texts (embedded configuration).
+"""Scene-graph extraction: speed against the base commit's extractor, and quality on the hand-annotated dev set.
 
-Prints descriptions per second and the share of time spent in parsing, coreference and graph assembly.
-Usage: .venv/bin/python benchmarks/graphs.py [--parser en_core_web_sm] [--coref rules] [--repeat 2]
+Speed: the 200 IIW-400 texts (100 references, 100 generations) through the extractor of the base commit (imported
+from a `git archive` copy in a temporary folder) and through the current one, alternating, best of `--repeat`
+passes each; prints descriptions per second, the share of parse / coreference / assembly, and the ratio.
+Quality (`--quality`): element precision, recall and F1 (data/gold_graphs/score_graphs.py) of the base commit's
+extractor and of the current `reference` and `v2` rule sets on data/gold_graphs/dev.jsonl.
+
+Usage: .venv/bin/python benchmarks/graphs.py [--quality] [--base cdca388] [--repeat 3] [--coref rules]
 """
-import argparse, json, time
+import argparse, importlib, importlib.util, io, json, subprocess, sys, tarfile, tempfile, time
 from pathlib import Path
-from posh.graphs import GraphExtractor
+
+ROOT = Path(__file__).resolve().parent.parent
+BASE_COMMIT = 'cdca388'   # main when issue 8 was opened: the "before" extractor
+
+def import_base(commit:str, folder:Path):
+    "The `GraphExtractor` of `commit`, from its posh/graphs.py and posh/coref.py, as the package `posh_base`."
+    try:
+        data = subprocess.run(['git', '-C', str(ROOT), 'archive', commit, 'posh/graphs.py', 'posh/coref.py'],
+                              capture_output=True, check=True).stdout
+    except (subprocess.CalledProcessError, FileNotFoundError) as e:
+        raise SystemExit(f"cannot read commit {commit} with git archive ({e}); run from a full clone "
+                         f"(git fetch --unshallow) or pass --base with a commit you have")
+    pkg = folder / 'posh_base'; pkg.mkdir()
+    (pkg / '__init__.py').write_text('')
+    with tarfile.open(fileobj=io.BytesIO(data)) as tar:
+        for m in tar.getmembers():
+            if not m.isfile(): continue
+            src = tar.extractfile(m).read().decode().replace('from posh.coref import', 'from posh_base.coref import')
+            (pkg / Path(m.name).name).write_text(src.replace('from .coref import', 'from posh_base.coref import'))
+    sys.path.insert(0, str(folder))
+    return importlib.import_module('posh_base.graphs').GraphExtractor
+
+def load_scorer():
+    spec = importlib.util.spec_from_file_location('score_graphs', ROOT / 'data/gold_graphs/score_graphs.py')
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    return mod
+
+def speed(extractors:dict, texts:list, repeat:int):
+    for ex in extractors.values(): ex(texts[:2])   # warm-up
+    best = {}
+    for r in range(repeat):
+        names = list(extractors) if r % 2 == 0 else list(extractors)[::-1]   # alternate the order
+        for name in names:
+            ex = extractors[name]
+            ex.timings = dict.fromkeys(ex.timings, 0.0)
+            t0 = time.perf_counter(); ex(texts); wall = time.perf_counter() - t0
+            if name not in best or wall < best[name][0]: best[name] = (wall, dict(ex.timings))
+    return best
+
+def quality(extractors:dict, S) -> dict:
+    gold = S.load_jsonl(ROOT / 'data/gold_graphs/dev.jsonl')
+    texts = S.load_texts(ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl', [d['id'] for d in gold])
+    out = {}
+    for name, ex in extractors.items():
+        graphs = ex([texts[d['id']] for d in gold])
+        preds = {d['id']: dict(g.to_dict(), id=d['id']) for d, g in zip(gold, graphs)}
+        out[name] = S.score(gold, preds)[1]
+    return out
 
 def main():
-    ap = argparse.ArgumentParser()
+    ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
+    ap.add_argument('--base', default=BASE_COMMIT, help='commit whose extractor is the baseline')
     ap.add_argument('--parser', default='en_core_web_sm')
     ap.add_argument('--coref', default='rules')
-    ap.add_argument('--repeat', type=int, default=2, help='passes over the 200 texts (the first warms up)')
-    ap.add_argument('--data', default=str(Path(__file__).resolve().parent.parent / 'data/iiw400/p5b_vs_human_sxs.jsonl'))
+    ap.add_argument('--repeat', type=int, default=3, help='timed passes over the 200 texts per extractor')
+    ap.add_argument('--quality', action='store_true', help='also score base, reference and v2 on the dev set')
+    ap.add_argument('--data', default=str(ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl'))
     a = ap.parse_args()
+    sys.path.insert(0, str(ROOT))
+    from posh.graphs import GraphExtractor
     rows = [json.loads(l) for l in open(a.data)]
     texts = [r['reference'] for r in rows] + [r['generation'] for r in rows]
-    t0 = time.perf_counter(); ex = GraphExtractor(a.parser, a.coref); load = time.perf_counter() - t0
-    ex([texts[0]])  # warm-up
-    best = None
-    for _ in range(a.repeat):
-        ex.timings = dict.fromkeys(ex.timings, 0.0)
-        t0 = time.perf_counter(); graphs = ex(texts); wall = time.perf_counter() - t0
-        if best is None or wall < best[0]: best = (wall, dict(ex.timings), graphs)
-    wall, tim, graphs = best
-    total = sum(tim.values())
-    words = sum(len(t.split()) for t in texts)
-    print(f"{ex.signature}: {len(texts)} IIW-400 descriptions ({words / len(texts):.0f} words on average), "
-          f"load {load:.1f}s, best of {a.repeat}")
-    print(f"| descriptions/s | parse | coref | assemble |")
-    print(f"|---|---|---|---|")
-    print(f"| {len(texts) / wall:.1f} | {tim['parse'] / total:.0%} | {tim['coref'] / total:.0%} | {tim['assemble'] / total:.0%} |")
-    n_el = sum(len(g) for g in graphs)
-    print(f"{n_el / len(graphs):.1f} elements per graph")
+    with tempfile.TemporaryDirectory() as tmp:
+        Base = import_base(a.base, Path(tmp))
+        exs = {f'base {a.base}': Base(a.parser, a.coref), 'v2': GraphExtractor(a.parser, a.coref, rules='v2')}
+        best = speed(exs, texts, a.repeat)
+        words = sum(len(t.split()) for t in texts)
+        print(f"{len(texts)} IIW-400 descriptions ({words / len(texts):.0f} words on average), parser {a.parser}, "
+              f"coref {a.coref}, best of {a.repeat} alternating passes")
+        print("| extractor | descriptions/s | parse | coref | assemble |")
+        print("|---|---|---|---|---|")
+        for name, (wall, tim) in best.items():
+            tot = sum(tim.values())
+            print(f"| {name} | {len(texts) / wall:.1f} | {tim['parse'] / tot:.0%} | {tim['coref'] / tot:.0%} | "
+                  f"{tim['assemble'] / tot:.0%} |")
+        ratio = best[f'base {a.base}'][0] / best['v2'][0]
+        print(f"speed of v2 relative to base {a.base}: {ratio:.2f} (target >= 0.80)")
+        if a.quality:
+            exs['reference'] = GraphExtractor(a.parser, a.coref, rules='reference')
+            res = quality({k: exs[k] for k in (f'base {a.base}', 'reference', 'v2')}, load_scorer())
+            print(f"\nElement scores on data/gold_graphs/dev.jsonl (10 IIW-400 references, 706 gold elements)")
+            print("| extractor | entity P / R / F1 | attribute P / R / F1 | relation P / R / F1 | element F1 |")
+            print("|---|---|---|---|---|")
+            for name, r in res.items():
+                cells = [' / '.join(f"{x:.3f}" for x in r[k][1]) for k in ('entity', 'attribute', 'relation')]
+                print(f"| {name} | " + ' | '.join(cells) + f" | {r['combined'][1][2]:.3f} |")
 
 if __name__ == '__main__': main()

@@ -143,7 +143,7 @@ def cmd_graph(args) -> int:
     "Print the scene graph of each text as one JSON line."
     from posh.graphs import GraphExtractor
     texts = args.text or [l.rstrip('\n') for l in sys.stdin]
-    ex = GraphExtractor(parser=args.parser, coref=args.coref)
+    ex = GraphExtractor(parser=args.parser, coref=args.coref, rules=args.rules)
     for g in ex(texts): print(g.to_json())
     return 0
 
@@ -178,6 +178,8 @@ def build_parser() -> argparse.ArgumentParser:
     def graph_opts(sp):
         sp.add_argument('--parser', default='en_core_web_sm', help="spaCy pipeline (paper: en_core_web_trf)")
         sp.add_argument('--coref', default='rules', choices=['rules', 'maverick'], help="coreference resolver")
+        sp.add_argument('--rules', default='v2', choices=['v2', 'reference'],
+                        help="scene-graph rule set (paper: reference, the authors' extractor)")
     def metric_opts(sp):
         sp.add_argument('--config', default='embedded', choices=['embedded', 'paper'], help='configuration')
         sp.add_argument('--judge', default=None, help="judge as BACKEND:MODEL (transformers:, vllm:, openai:)")

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 # %% auto #0
-__all__ = ['NOUNS', 'PERSONAL', 'VIEWER_PRONOUNS', 'MALE', 'FEMALE', 'PERSON', 'Cluster', 'DIFFERENT', 'MAVERICK_WEIGHTS',
-           'RESOLVERS', 'is_noun_head', 'noun_run_head', 'CorefResolver', 'noun_name', 'is_plural', 'compatible',
-           'RuleResolver', 'MaverickResolver', 'maverick_to_clusters', 'get_resolver']
+__all__ = ['NOUNS', 'PERSONAL', 'VIEWER_PRONOUNS', 'MALE', 'FEMALE', 'PERSON', 'COLOURS', 'MATERIALS', 'SHAPES', 'SIDES',
+           'Cluster', 'DIFFERENT', 'UNIQUE', 'MAVERICK_WEIGHTS', 'RESOLVERS', 'is_noun_head', 'noun_run_head',
+           'describes', 'CorefResolver', 'noun_name', 'is_plural', 'identity_modifiers', 'conflicting', 'compatible',
+           'same_class', 'same_number', 'RuleResolver', 'MaverickResolver', 'maverick_to_clusters', 'get_resolver']
 
 # %% ../nbs/01_coref.ipynb #a597dcda
 NOUNS = {'NOUN', 'PROPN'}
@@ -33,6 +34,20 @@ PERSON = MALE | FEMALE | set(
     'nurse chef cook athlete skier surfer skateboarder cyclist biker runner driver pilot soldier officer musician '
     'singer dancer artist vendor customer spectator adult teenager teen friend someone somebody passenger '
     'pedestrian farmer climber swimmer hiker visitor'.split())
+# closed word classes used to tell a modifier that describes (colour, material, shape) from one that names a kind
+COLOURS = set('red orange yellow green blue purple violet pink brown black white grey gray tan beige gold golden '
+              'silver bronze copper cream ivory maroon navy teal turquoise cyan magenta lavender lilac olive khaki '
+              'crimson scarlet amber azure cerulean indigo burgundy charcoal coral mauve ochre emerald jade ruby aqua '
+              'fuchsia sepia taupe chestnut auburn blond blonde ebony mustard cobalt sapphire vermilion umber sienna '
+              'multicolored multicoloured colorful colourful'.split())
+MATERIALS = set('stone brick wood wooden metal steel iron aluminum aluminium tin brass glass plastic concrete cement '
+                'marble granite leather cotton wool silk denim linen velvet lace fur paper cardboard rubber ceramic '
+                'porcelain clay wicker bamboo straw wire canvas cloth fabric mesh chrome stucco plaster tile asphalt '
+                'gravel sand mud ice snow rock crystal felt suede vinyl nylon polyester timber slate cobblestone '
+                'pebble terracotta'.split()) | {'gold', 'silver', 'bronze', 'copper'}
+SHAPES = set('triangle square circle oval rectangle'.split())
+SIDES = set('left right upper lower top bottom front back rear inner outer middle central center centre near far '
+            'first second third last'.split())
 
 def is_noun_head(tok) -> bool:
     "Is `tok` a noun that heads its phrase (not the left part of a compound such as *tree* in *tree trunk*)?"
@@ -48,6 +63,13 @@ def noun_run_head(doc, start:int, end:int):
             return toks[i]
     return None
 
+def describes(tok) -> bool:
+    "Is the noun modifier `tok` a description (colour, material, shape, proper name, number) rather than a kind?"
+    low, doc = tok.lower_, tok.doc
+    hyphen = (tok.i > 0 and doc[tok.i-1].text == '-' and not doc[tok.i-1].whitespace_) or \
+             (tok.i + 1 < len(doc) and doc[tok.i+1].text == '-' and not tok.whitespace_)   # "close-cut beard"
+    return hyphen or low in COLOURS or low in MATERIALS or low in SHAPES or tok.pos_ == 'PROPN' or tok.like_num
+
 # %% ../nbs/01_coref.ipynb #3a0485b1
 Cluster = list[tuple[int, int]]  # character spans (start, end), end exclusive, of mentions of one thing
 
@@ -58,11 +80,11 @@ class CorefResolver(Protocol):
     def clusters(self, doc) -> list[Cluster]: ...
 
 # %% ../nbs/01_coref.ipynb #81c5f7d6
-DIFFERENT = {'other', 'another', 'second', 'third', 'fourth', 'last', 'next', 'remaining', 'different'}
+DIFFERENT = {'other', 'another', 'second', 'third', 'fourth', 'last', 'next', 'remaining', 'different', 'more'}
 
 def noun_name(tok) -> str:
-    "Class name of a noun head: its compound modifiers followed by its lemma, lower-cased (*tree trunk*)."
-    comps = [c for c in tok.lefts if c.dep_ == 'compound' and c.pos_ in NOUNS]
+    "Class name of a noun head: the compound nouns that name a kind, then its lemma, lower-cased (*tree trunk*, not *red barn*)."
+    comps = [c for c in tok.lefts if c.dep_ == 'compound' and c.pos_ in NOUNS and not describes(c)]
     parts = [c.text.lower() for c in comps] + [tok.lemma_.lower() if tok.pos_ == 'NOUN' else tok.text.lower()]
     return ' '.join(parts)
 
@@ -70,6 +92,21 @@ def is_plural(tok) -> bool:
     "Grammatical number of a noun head, from the parser's morphology and tag, or a plural numeral modifier."
     if 'Plur' in tok.morph.get('Number') or tok.tag_ in ('NNS', 'NNPS'): return True
     return any(c.dep_ == 'nummod' and c.lower_ not in ('one', '1') for c in tok.children)
+
+def identity_modifiers(tok) -> dict[str, set]:
+    "The modifiers that tell referents of one class apart: colours, sides and wholes (*the red car*, *his left hand*, *the base of the tower*)."
+    mods = [c for c in tok.children if c.dep_ in ('amod', 'compound', 'nmod')]
+    mods += [x for c in mods for x in c.children if x.dep_ == 'conj']
+    words = {m.lower_ for m in mods}
+    owners = {o.lemma_.lower() for c in tok.children if c.dep_ == 'prep' and c.lower_ == 'of'
+              for o in c.children if o.dep_ == 'pobj' and o.pos_ in NOUNS}
+    owners |= {c.lemma_.lower() for c in tok.children if c.dep_ == 'poss' and c.pos_ in NOUNS}
+    return {'colour': words & COLOURS, 'side': words & SIDES, 'whole': owners}
+
+def conflicting(a, b) -> bool:
+    "Do the mentions `a` and `b` carry modifiers of one kind with nothing in common (*red* vs *blue*, *left* vs *right*)?"
+    ma, mb = identity_modifiers(a), identity_modifiers(b)
+    return any(ma[k] and mb[k] and not ma[k] & mb[k] for k in ma)
 
 def _person_gender(tok):
     "('person', gender) for person nouns and names, else ('thing', None)."
@@ -97,8 +134,33 @@ def _coargument(pron, cand) -> bool:
             and cand.head == pron.head and cand.dep_ in ('nsubj', 'nsubjpass'))
 
 def _mentions(doc):
-    "Candidate mentions in reading order: noun heads and personal pronouns."
-    return [t for t in doc if is_noun_head(t) or (t.pos_ == 'PRON' and t.lower_ in PERSONAL)]
+    "Candidate mentions in reading order: noun heads (not colour words: *a ring of green*) and personal pronouns."
+    return [t for t in doc if (is_noun_head(t) and t.lemma_.lower() not in COLOURS) or
+            (t.pos_ == 'PRON' and t.lower_ in PERSONAL)]
+
+UNIQUE = set('sky sun moon horizon ground sea ocean weather'.split())  # one of them per scene
+
+def same_class(anaphor, cand) -> bool:
+    "Can `anaphor` name the same thing as the earlier noun `cand`: same name, or one more specific than the other (*the palm fronds* after *fronds*)?"
+    a, c = noun_name(anaphor), noun_name(cand)
+    if anaphor.lower_ == cand.lower_ and a.split()[:-1] == c.split()[:-1]: return True  # same word, lemmatised apart
+    return a == c or (anaphor.lemma_.lower() == cand.lemma_.lower() and (a.endswith(' ' + c) or c.endswith(' ' + a)))
+
+def same_number(anaphor, cand) -> bool:
+    "Same grammatical number (unique things such as the sky, and identical words, need not agree: *skies*, *dais*)."
+    return is_plural(anaphor) == is_plural(cand) or anaphor.lower_ == cand.lower_ or anaphor.lemma_.lower() in UNIQUE
+
+def _bare(tok) -> bool:
+    "A noun phrase without determiner or number: a plural or mass noun said again (*white pebbles*, *green grass*)."
+    return not any(c.dep_ in ('det', 'poss', 'nummod', 'predet') for c in tok.children) and \
+           (is_plural(tok) or tok.tag_ == 'NN') and tok.lower_ not in DIFFERENT
+
+def _adjectives(tok) -> set:
+    return {c.lower_ for c in tok.children if c.dep_ in ('amod', 'compound') and c.pos_ in ('ADJ', 'VERB')}
+
+def _restates(m, c) -> bool:
+    "A bare noun phrase repeats an earlier one only if it adds no adjective of its own (*white pebbles* after *small white pebbles*)."
+    return _adjectives(m) <= _adjectives(c)
 
 # %% ../nbs/01_coref.ipynb #11e1be36
 class _UnionFind:
@@ -119,6 +181,7 @@ class RuleResolver:
     "Embedded coreference: pronouns to the nearest compatible antecedent, repeated definite NPs to the earlier mention."
     name: str = 'rules'
     max_sentences_back: int = 3  # how far back (in sentences) a pronoun looks for its antecedent
+    conflicts: bool = True       # never link mentions whose colours or sides differ (*the red car* is not the blue one)
 
     def links(self, doc) -> list[tuple[int, int]]:
         "Pairs (mention token index, antecedent token index) found by the two rules."
@@ -127,12 +190,16 @@ class RuleResolver:
         for k, m in enumerate(ments):
             earlier = ments[:k][::-1]
             if m.pos_ == 'PRON':
-                ante = next((c for c in earlier if sent_of[m.i] - sent_of[c.i] <= self.max_sentences_back
-                             and compatible(m, c) and not _coargument(m, c)), None)
-            elif any(c.dep_ == 'det' and c.lower_ == 'the' for c in m.children) and \
-                 not any(c.lower_ in DIFFERENT for c in m.children):
-                ante = next((c for c in earlier if c.pos_ in NOUNS and noun_name(c) == noun_name(m)
-                             and is_plural(c) == is_plural(m)), None)
+                cands = [c for c in earlier if sent_of[m.i] - sent_of[c.i] <= self.max_sentences_back
+                         and compatible(m, c) and not _coargument(m, c)]
+                subj = [c for c in cands if sent_of[c.i] == sent_of[m.i] and c.dep_ in ('nsubj', 'nsubjpass')
+                        and m.dep_ != 'poss']   # "The wall above the bar has panels hanging on it": the wall
+                ante = (subj or cands or [None])[0]
+            elif (any(c.dep_ == 'det' and c.lower_ in ('the', 'this', 'these', 'that', 'those') for c in m.children) or
+                  _bare(m) or m.lemma_.lower() in UNIQUE) and not any(c.lower_ in DIFFERENT for c in m.children):
+                bare = _bare(m) and not any(c.dep_ == 'det' for c in m.children) and m.lemma_.lower() not in UNIQUE
+                ante = next((c for c in earlier if c.pos_ in NOUNS and same_class(m, c) and same_number(m, c)
+                             and not (self.conflicts and conflicting(m, c)) and (not bare or _restates(m, c))), None)
             else: ante = None
             if ante is not None: out.append((m.i, ante.i))
         return out

@@ -6,13 +6,16 @@
 from __future__ import annotations
 import json, time
 from dataclasses import dataclass, field, asdict
-from .coref import (NOUNS, PERSONAL, VIEWER_PRONOUNS, is_noun_head, noun_run_head, noun_name, get_resolver,
-                        CorefResolver, _UnionFind)
+from .coref import (NOUNS, PERSONAL, VIEWER_PRONOUNS, COLOURS, SHAPES, SIDES, is_noun_head, noun_run_head,
+                        noun_name, is_plural, describes, conflicting, get_resolver, CorefResolver, _UnionFind)
 
 # %% auto #0
-__all__ = ['PARSER_ALIASES', 'PARSER_HELP', 'POSTURE', 'SILENT_POSTURE', 'QUANTIFIERS', 'NOT_ATTRIBUTES', 'ADVERB_STOP',
-           'COLLECTIVE', 'POSITION', 'RELATIVE', 'NEAR_ADVERBS', 'COLOURS', 'Span', 'Entity', 'Relation', 'SceneGraph',
-           'load_parser', 'graph_from_doc', 'check_texts', 'GraphExtractor', 'extract_graphs', 'graph_table',
+__all__ = ['PARSER_ALIASES', 'PARSER_HELP', 'V2_FIXES', 'RULE_SETS', 'POSTURE', 'SILENT_POSTURE', 'QUANTIFIERS', 'NOT_ATTRIBUTES',
+           'RELATIVE', 'ADVERB_STOP', 'COLLECTIVE', 'NEAR_ADVERBS', 'PHOTO_NOUNS', 'FRAME_POSITIONS',
+           'COMPLEX_PREP_NOUNS', 'PROPERTY_NOUNS', 'QUANTITY_NOUNS', 'LIGHT_NOUNS', 'LOCATIVE', 'ABSTRACT_NOUNS',
+           'HEDGE_ADVERBS', 'HEDGE_MODALS', 'PART_NOUNS', 'SHADES', 'HIGHLIGHT_COLOURS', 'Span', 'Entity', 'Relation',
+           'SceneGraph', 'load_parser', 'RuleSet', 'get_rules', 'v2_without', 'wordnet_lexicon', 'repair_parse',
+           'unasserted', 'graph_from_doc', 'check_texts', 'GraphExtractor', 'extract_graphs', 'graph_table',
            'highlight_mentions']
 
 # %% ../nbs/00_graphs.ipynb #f8e4d8e4
@@ -121,21 +124,153 @@ def load_parser(name:str='en_core_web_sm', # spaCy pipeline: 'en_core_web_sm' (e
     raise OSError(f"spaCy model {name!r} is not installed. Install it with: "
                   f"{PARSER_HELP.get(name, 'python -m spacy download ' + name)}")
 
+# %% ../nbs/00_graphs.ipynb #r01e5e71
+@dataclass(frozen=True)
+class RuleSet:
+    "A named set of extraction rules: `reference` (the authors' extractor) or `v2` (ours) with its fixes switched on."
+    name: str
+    fixes: frozenset = frozenset()  # the v2 fixes in force (empty for 'reference')
+
+V2_FIXES = ('repair', 'non_entities', 'negation', 'coref_conflicts', 'compound_attributes', 'collectives',
+            'regions', 'single_words', 'parts')
+RULE_SETS = {'reference': RuleSet('reference'), 'v2': RuleSet('v2', frozenset(V2_FIXES))}
+
+def get_rules(rules:str|RuleSet='v2') -> RuleSet:
+    "The rule set called `rules` ('v2' or 'reference'); a RuleSet passes through."
+    if isinstance(rules, RuleSet): return rules
+    if rules not in RULE_SETS: raise ValueError(f"Unknown rule set {rules!r}: choose one of {sorted(RULE_SETS)}")
+    return RULE_SETS[rules]
+
+def v2_without(*fixes) -> RuleSet:
+    "v2 with some fixes switched off (for measuring what each fix contributes)."
+    bad = set(fixes) - set(V2_FIXES)
+    if bad: raise ValueError(f"unknown fixes {sorted(bad)}: choose from {V2_FIXES}")
+    return RuleSet('v2-' + '-'.join(fixes), frozenset(V2_FIXES) - set(fixes))
+
 # %% ../nbs/00_graphs.ipynb #229328cb
 POSTURE = set('be stand sit lie rest hang lean perch float stay remain locate situate position place set mount '
               'lay hover nestle sprawl crouch kneel squat'.split())
 SILENT_POSTURE = {'be', 'locate', 'situate', 'position', 'place', 'set'}  # no attribute of their own
-QUANTIFIERS = set('several many few numerous multiple various countless both dozens hundreds thousands'.split())
-NOT_ATTRIBUTES = set('other another same such own certain'.split())
+QUANTIFIERS = set('several many few numerous multiple various countless both dozens hundreds thousands most'.split())
+NOT_ATTRIBUTES = set('other another same such own certain first second third next last only further additional '
+                     'remaining'.split())
+RELATIVE = {'who', 'which', 'that', 'whom', 'whose'}
 ADVERB_STOP = set("only just also even almost about nearly approximately roughly exactly mostly partly partially "
                   "too so not n't there here then now".split())
+# base rules ('collectives' fix off): "of" after these nouns is a relation, not part-of
 COLLECTIVE = set('group pair couple set row line pile stack bunch cluster number lot herd flock crowd collection '
                  'series variety kind type sort piece slice cup glass bowl plate bottle box bag jar basket handful '
                  'array assortment range mix mixture layer patch team family bouquet bundle flock swarm school '
                  'string chain sheet strip loaf bar can carton pack packet tray'.split())
-POSITION = set('front top middle center centre side left right back bottom edge rear base end'.split())
-RELATIVE = {'who', 'which', 'that', 'whom', 'whose'}
-NEAR_ADVERBS = {'next', 'close', 'adjacent', 'away', 'near', 'up', 'out'}
+NEAR_ADVERBS = {'next', 'close', 'adjacent', 'away', 'near', 'up', 'out', 'ahead', 'closer', 'nearer'}
+# nouns that name the photograph, a place in its frame, a property or a quantity rather than something depicted
+PHOTO_NOUNS = set('shot photo photograph image picture frame view scene snapshot closeup close-up angle perspective '
+                  'composition viewpoint glimpse distance hint detail details depiction'.split())
+FRAME_POSITIONS = set('left right top bottom center centre middle corner edge side half quadrant foreground '
+                      'background front rear part portion area section'.split())
+COMPLEX_PREP_NOUNS = {'front', 'left', 'right'}  # in front of, to the left of, to the right of: one preposition
+PROPERTY_NOUNS = set('color colour hue shade tone tint size shape texture style material condition pose posture '
+                     'width length height diameter depth thickness degree feature focus sheen shine gloss finish '
+                     'font appearance coloring colouring coloration'.split())
+QUANTITY_NOUNS = set('group pair couple set series assortment array collection bunch handful number lot variety '
+                     'scattering smattering multitude plenty dozen dozens hundreds thousands total rest remainder '
+                     'spectrum mix mixture host cluster crowd herd flock swarm'.split())
+LIGHT_NOUNS = set('light sunlight daylight lighting sunshine moonlight'.split())  # circumstance in "in the light"
+LOCATIVE = set('at in on to toward towards from near along across into onto over under by within throughout '
+               'around behind above below beneath against'.split())
+ABSTRACT_NOUNS = set('other others rest remainder addition direction way kind sort type bit amount'.split())
+HEDGE_ADVERBS = set('possibly perhaps maybe probably presumably seemingly supposedly likely'.split())
+HEDGE_MODALS = {'may', 'might', 'could', 'would'}
+PART_NOUNS = set(  # things that are parts of a whole: "X has/with a Y" makes Y part of X
+    'head face eye eyes nose mouth lip lips ear ears hair beard mustache moustache cheek chin forehead neck throat '
+    'shoulder arm elbow wrist hand finger thumb palm chest back belly stomach waist hip leg knee ankle foot feet toe '
+    'heel skin fur feather feathers wing tail beak paw claw hoof horn antler mane whisker scale fin tooth teeth '
+    'tongue body torso trunk branch twig leaf leaves stem petal root bark frond needle thorn bud blossom '
+    'roof wall window door doorway chimney porch balcony step steps stair stairs tower spire dome column pillar '
+    'handle lid cap top bottom base side edge rim tip end corner surface front rear border trim frame band strap '
+    'lining collar sleeve cuff pocket button zipper hood brim sole lace laces buckle wheel tire tyre hub spoke '
+    'seat pedal engine hull mast sail deck cabin blade screen keyboard key knob lens leg legs arm arms shelf '
+    'drawer panel pane sill ledge railing rail post string neck body spout mouthpiece'.split())
+
+# %% ../nbs/00_graphs.ipynb #a1e9a1a1
+def wordnet_lexicon(nlp) -> dict|None:
+    "The WordNet lemma index (noun, verb, adj lemma sets and their exceptions) of a pipeline's lemmatizer, or None."
+    try:
+        tables = nlp.get_pipe('lemmatizer').lookups
+        idx, exc = tables.get_table('lemma_index'), tables.get_table('lemma_exc')
+        return {k: set(idx[k]) for k in ('noun', 'verb', 'adj')} | {k + '_exc': dict(exc[k]) for k in ('noun', 'verb')}
+    except (KeyError, ValueError, AttributeError): return None
+
+def _as(lex, word:str, pos:str) -> str|None:
+    "The `pos` lemma of `word` if WordNet knows it as that part of speech (exceptions, then -s/-es/-ies endings)."
+    exc = lex.get(pos + '_exc', {})
+    if word in exc: return exc[word][0]
+    for suf, rep in (('', ''), ('ies', 'y'), ('es', ''), ('s', ''), ('es', 'e')):
+        if word.endswith(suf) and (w := word[:len(word) - len(suf)] + rep) in lex[pos]: return w
+    return None
+
+def repair_parse(doc, lex:dict|None) -> list[str]:
+    "Fix two frequent errors of the small parser in place (`lex`: `wordnet_lexicon(nlp)`); return what was changed."
+    done = []
+    if lex is None: return done
+    for sent in doc.sents:
+        # 1. a verbless sentence whose root is a noun that is also a verb: "The brown disc rests on ...", "Geese swim"
+        if not any(t.pos_ in ('VERB', 'AUX') and t.tag_ in ('VBZ', 'VBP', 'VBD', 'MD') for t in sent):
+            r = sent.root
+            subj = [c for c in r.lefts if c.dep_ in ('compound', 'amod', 'nsubj') and (c.pos_ in NOUNS or
+                    (c.pos_ == 'ADJ' and _as(lex, c.lower_, 'noun') and c.lower_ not in lex['adj']))]
+            verb = _as(lex, r.lower_, 'verb') if r.pos_ == 'NOUN' and r.tag_ in ('NNS', 'NN') else None
+            if subj and verb and any(c.dep_ == 'prep' and c.i > r.i for c in r.children):
+                s = subj[-1]
+                r.pos_, r.lemma_ = 'VERB', verb
+                if s.pos_ == 'ADJ': s.pos_, s.lemma_ = 'NOUN', _as(lex, s.lower_, 'noun')
+                s.dep_ = 'nsubj'
+                done.append(f"{s.text} {r.text}: noun compound -> subject and verb")
+        # 2. a noun tagged as an adjective in front of a noun: "pine cones", "palm fronds"; and the reverse
+        for t in sent:
+            if t.pos_ == 'NOUN' and t.dep_ == 'compound' and t.lower_ in lex['adj'] and t.lower_ not in lex['noun'] \
+               and _as(lex, t.lower_, 'noun') is None:
+                t.pos_, t.dep_ = 'ADJ', 'amod'
+                done.append(f"{t.text} {t.head.text}: compound noun -> adjective")
+                continue
+            if (t.pos_ == 'ADJ' and t.dep_ in ('amod', 'compound') or t.pos_ == 'NOUN' and t.dep_ == 'amod') and \
+               t.head.pos_ == 'NOUN' and t.head.i == t.i + 1 and t.lower_ not in lex['adj'] and \
+               t.lower_ in lex['noun'] and t.lower_ not in COLOURS:
+                t.pos_, t.dep_ = 'NOUN', 'compound'
+                done.append(f"{t.text} {t.head.text}: modifier -> compound noun")
+        # 3. a participle read as a clause inside a prepositional phrase: "a hole in rotting slats"
+        for t in sent:
+            objs = [c for c in t.children if c.dep_ == 'dobj' and c.pos_ in NOUNS]
+            if t.tag_ == 'VBG' and t.dep_ == 'pcomp' and t.head.pos_ == 'ADP' and objs and objs[0].i > t.i and \
+               all(x.dep_ in ('amod', 'compound', 'det') for x in t.doc[t.i + 1:objs[0].i]):
+                o, p = objs[0], t.head
+                o.head, o.dep_ = p, 'pobj'
+                t.head, t.dep_, t.pos_ = o, 'amod', 'ADJ'
+                done.append(f"{t.text} {o.text}: clause -> adjective")
+    return done
+
+# %% ../nbs/00_graphs.ipynb #b2c0be01
+def _subject_tokens(v) -> set:
+    "Token indices of the subjects of `v` (excluded from a negated or hedged scope: *the man is not wearing a hat*)."
+    return {x.i for c in v.children if c.dep_ in ('nsubj', 'nsubjpass', 'expl') for x in c.subtree}
+
+def unasserted(doc) -> set:
+    "Token indices inside negated or hedged statements (*no people are visible*, *not wearing*, *may be a lake*, *possibly a ...*)."
+    out = set()
+    def scope(h): return {x.i for x in h.subtree} - _subject_tokens(h)
+    for t in doc:
+        low = t.lower_
+        if t.dep_ == 'neg': out |= scope(t.head)
+        elif t.dep_ == 'det' and low == 'no': out |= {x.i for x in t.head.subtree}
+        elif low in ('none', 'nothing', 'nobody') and t.dep_ in ('nsubj', 'nsubjpass'): out |= {x.i for x in t.head.subtree}
+        elif low == 'without' and t.dep_ == 'prep': out |= {x.i for c in t.children for x in c.subtree}
+        elif low in HEDGE_ADVERBS and t.dep_ == 'advmod': out |= scope(t.head)
+        elif low in HEDGE_MODALS and t.dep_ == 'aux': out |= scope(t.head)
+        elif low in ('if', 'though') and t.i > 0 and doc[t.i - 1].lower_ == 'as': out |= scope(t.head)
+        elif t.lemma_ in ('seem', 'appear') and t.pos_ == 'VERB':   # "appears to belong to", not "appears to be"
+            out |= {x.i for c in t.children if (c.dep_ == 'xcomp' and c.lemma_ != 'be' and c.pos_ == 'VERB') or
+                    c.dep_ == 'ccomp' for x in c.subtree}
+    return out
 
 # %% ../nbs/00_graphs.ipynb #dc7a46e7
 def _conjuncts(tok) -> list:
@@ -144,7 +279,7 @@ def _conjuncts(tok) -> list:
     while todo:
         t = todo.pop(0); out.append(t)
         todo += [c for c in t.children if c.dep_ == 'conj' and c.pos_ == tok.pos_ or
-                 (c.dep_ == 'conj' and tok.pos_ in NOUNS and c.pos_ in NOUNS | {'PRON'})]
+                 (c.dep_ in ('conj', 'appos') and tok.pos_ in NOUNS and c.pos_ in NOUNS | {'PRON'})]
     return out
 
 def _left_span(tok):
@@ -155,6 +290,28 @@ def _left_span(tok):
     while i - 1 in keep and not (tok.doc[i-1].is_punct and tok.doc[i-1].text != '-'): i -= 1
     while tok.doc[i].is_punct and i < tok.i: i += 1
     return tok.doc[i].idx, tok.idx + len(tok)
+
+def _word_span(tok):
+    "(start, end) of the written word `tok` belongs to: hyphenated words are one word (*yellow-tan*, *close-cut*)."
+    doc, i, j = tok.doc, tok.i, tok.i
+    while i >= 2 and doc[i-1].text == '-' and not doc[i-2].whitespace_ and not doc[i-1].whitespace_: i -= 2
+    while j + 2 < len(doc) and doc[j+1].text == '-' and not doc[j].whitespace_ and not doc[j+1].whitespace_: j += 2
+    if tok.pos_ == 'PROPN' and tok.text[:1].isupper():   # a multi-word name is one attribute (*Harrison Ford*, *Appalachian Ragwort*)
+        while i > 0 and doc[i-1].pos_ == 'PROPN' and doc[i-1].text[:1].isupper() and doc[i-1].head.i in range(i, j + 2): i -= 1
+        while j + 1 < len(doc) and doc[j+1].pos_ == 'PROPN' and doc[j+1].text[:1].isupper() and doc[j+1].dep_ == 'compound' and doc[j].head.i == j + 1: j += 1
+    return doc[i].idx, doc[j].idx + len(doc[j])
+
+SHADES = set('light dark pale bright deep pastel vivid dull soft rich muted'.split())
+
+def _attr_words(tok) -> list:
+    "The attribute spans of one modifier: the word itself and, one word each, its descriptive left modifiers (*dark green* -> dark, green)."
+    out = [_word_span(tok)]
+    for c in tok.lefts:
+        if c.dep_ in ('amod', 'compound', 'nmod', 'advmod', 'npadvmod') and \
+           (c.pos_ in ('ADJ', 'NOUN', 'PROPN') or c.lower_ in SHADES or c.lower_ in COLOURS) and \
+           c.lower_ not in NOT_ATTRIBUTES and c.lower_ not in QUANTIFIERS:
+            out += _attr_words(c)
+    return out
 
 def _mention_span(tok):
     "(start, end) of an entity head with its compound modifiers (*tree trunk*), or of a pronoun."
@@ -177,48 +334,69 @@ def _subjects(v, depth:int=0) -> list:
     if v.dep_ in ('acl', 'relcl'): return [v.head]
     attrs = [c for c in v.children if c.dep_ == 'attr' and c.pos_ in NOUNS]
     if attrs and v.lemma_ == 'be': return _conjuncts(attrs[0])   # inverted copula: "At the left is a leaf"
-    if v.dep_ in ('conj', 'xcomp', 'advcl') and depth < 6: return _subjects(v.head, depth + 1)
+    inv = [x for c in v.children if c.dep_ == 'auxpass' for x in c.children if x.dep_ == 'attr' and x.pos_ in NOUNS]
+    if inv: return _conjuncts(inv[0])                                # "Scattered around the hole are pine needles"
+    if v.dep_ in ('conj', 'xcomp', 'advcl') and depth < 6:
+        h = v.head
+        while h.dep_ == 'conj' and h.pos_ not in ('VERB', 'AUX') and h.head.i != h.i: h = h.head
+        if h.pos_ not in ('VERB', 'AUX') and h.dep_ in ('acomp', 'attr', 'oprd'): h = h.head  # "is gold, open-mouthed and looking"
+        return _subjects(h, depth + 1)
     return []
 
+def _in_hyphenated(tok) -> bool:
+    "Is `tok` a non-final part of a hyphenated word (*cloud* in *cloud-filled*)?"
+    doc = tok.doc
+    return tok.i + 2 < len(doc) and doc[tok.i+1].text == '-' and not tok.whitespace_ and not doc[tok.i+1].whitespace_
+
+def _determined(tok) -> bool:
+    "Does the noun `tok` carry a determiner, a possessive or a number (*the whip*, *its tip*), unlike a bare mass or plural (*of wood*, *of tiles*)?"
+    return any(c.dep_ in ('det', 'poss', 'nummod', 'predet') for c in tok.children)
+
 # %% ../nbs/00_graphs.ipynb #040b236c
-def _prep_objects(p) -> list:
-    "(predicate tokens, object token) pairs reached through the preposition `p`, complex prepositions kept whole."
+def _prep_objects(p, whole:set=frozenset()) -> list:
+    "(predicate tokens, object token) pairs reached through the preposition `p`; `whole`: position nouns that form complex prepositions."
     objs = [c for c in p.children if c.dep_ == 'pobj']
     if not objs:  # chained prepositions: "from behind the fence"
         return [([p] + ptoks, x) for c in p.children if c.dep_ in ('prep', 'pcomp') and c.pos_ == 'ADP'
-                for ptoks, x in _prep_objects(c)]
+                for ptoks, x in _prep_objects(c, whole)]
     out = []
     for o in objs:
         for x in _conjuncts(o):
             of = next((c for c in x.children if c.dep_ == 'prep' and c.lower_ == 'of'), None)
-            if x.lemma_.lower() in POSITION and of is not None and any(c.dep_ == 'pobj' for c in of.children):
-                out += [(list(p.doc[p.i:of.i + 1]), y) for _, y in _prep_objects(of)]  # "in front of", "at the top of"
+            if x.i in whole and of is not None and any(c.dep_ == 'pobj' for c in of.children):
+                out += [(list(p.doc[p.i:of.i + 1]), y) for _, y in _prep_objects(of, whole)]  # "in front of"
             else: out.append(([p], x))
     return out
 
-def _position_tokens(doc) -> set:
-    "Indices of position nouns swallowed by complex prepositions (*front* in *in front of*): not entities."
-    out = set()
-    for t in doc:
-        if t.dep_ == 'prep' or t.dep_ == 'agent':
-            for ptoks, _ in _prep_objects(t):
-                out |= {x.i for x in ptoks if x.pos_ in NOUNS}
+def _preps(tok, deps=('prep', 'agent')) -> list:
+    "The prepositions hanging off `tok`, with those conjoined to them (*around the hole and on the slats*)."
+    out = []
+    for c in tok.children:
+        if c.dep_ in deps: out += [c] + [x for x in c.children if x.dep_ == 'conj' and x.pos_ == 'ADP']
     return out
 
-def _near_preps(tok) -> list:
+def _near_preps(tok, whole:set=frozenset()) -> list:
     "(predicate tokens, object) for *next to*, *close to*: a preposition hanging off an adverb modifying `tok`."
-    return [([a] + ptoks, x) for a in tok.children if a.dep_ == 'advmod' and a.lower_ in NEAR_ADVERBS
-            for p in a.children if p.dep_ == 'prep' for ptoks, x in _prep_objects(p)]
+    return [([a] + ptoks, x) for a in tok.children if a.dep_ in ('advmod', 'amod') and a.lower_ in NEAR_ADVERBS
+            for p in a.children if p.dep_ == 'prep' for ptoks, x in _prep_objects(p, whole)]
 
 # %% ../nbs/00_graphs.ipynb #3834b7df
 class _Builder:
-    "Assembles the scene graph of one parsed description."
-    def __init__(self, doc, clusters):
-        self.doc, self.text = doc, doc.text
+    "Assembles the v2 scene graph of one parsed description (`fix`: the v2 fixes in force)."
+    def __init__(self, doc, clusters, fix:frozenset):
+        self.doc, self.text, self.fix = doc, doc.text, fix
         self.sent_of = {t.i: k for k, s in enumerate(doc.sents) for t in s}
         self.alias = {}          # token index -> token index whose entity it stands for
-        self.attr_nouns = set()  # predicate nouns: attributes of their subject
-        self.skip = _position_tokens(doc)
+        self.attr_nouns = set()  # nouns that are attributes of the entity they stand for (predicate nouns, colours)
+        self.prop_nouns = set()  # property nouns (*hue*, *size*): their modifiers go to the owner, not their word
+        self.qty_nouns = {}      # member token index -> collective noun token (*a pair of shoes*)
+        self.subset_of = {}      # subset head index (*three* in *three of which*) -> token index naming its class
+        self.quoted = set()      # words in quotation marks after a noun (attributes of it)
+        self.collective = set()  # collective nouns standing for their members (*pair*, *group*)
+        self.off = unasserted(doc) if 'negation' in fix else set()
+        self.whole, self.skip = self._positions()
+        if 'non_entities' in fix: self._non_entities(); self._quoted()
+        if 'collectives' in fix: self._collectives()
         self._aliases()
         self.heads = [t for t in doc if self._is_head(t)]
         self.uf = _UnionFind()
@@ -226,19 +404,120 @@ class _Builder:
         self._coref(clusters)
         self._entities()
 
+    def _positions(self):
+        "Position nouns: parts of complex prepositions (*in front of*), frame positions (not entities), or regions."
+        whole, skip = set(), set()
+        for x in self.doc:
+            if x.lemma_.lower() not in FRAME_POSITIONS or x.pos_ not in NOUNS: continue
+            of = next((c for c in x.children if c.dep_ == 'prep' and c.lower_ == 'of'), None)
+            y = next((c for c in of.children if c.dep_ == 'pobj'), None) if of is not None else None
+            if 'regions' not in self.fix:   # every position noun with "of" is part of a preposition (base rules)
+                if y is not None and x.dep_ == 'pobj': whole.add(x.i); skip.add(x.i)
+                continue
+            if y is not None and y.lemma_.lower() in PHOTO_NOUNS: skip.add(x.i)          # the top of the image
+            elif y is not None and x.dep_ == 'pobj' and (x.lemma_.lower() in COMPLEX_PREP_NOUNS or not _determined(x)):
+                whole.add(x.i); skip.add(x.i)                                             # in front of, on top of
+            elif y is None and not any(c.dep_ == 'poss' for c in x.children) and (x.dep_ == 'pobj' and
+                 x.head.lower_ in LOCATIVE or any(c.lower_ in FRAME_POSITIONS | SIDES for c in x.lefts)):
+                skip.add(x.i)                                                             # at the bottom-left
+        return whole, skip
+
+    def _owner(self, p):
+        "The token whose entity a property noun describes: its possessor, the subject of its copula, the noun of its preposition."
+        poss = next((c for c in p.children if c.dep_ == 'poss'), None)
+        if poss is not None: return poss
+        if p.dep_ == 'attr' or (p.dep_ == 'dobj' and p.head.lemma_ in ('have', 'show', 'display')):
+            subs = _subjects(p.head)
+            return subs[0] if subs else None
+        of = next((c for c in p.children if c.dep_ == 'prep' and c.lower_ == 'of'), None)
+        y = next((c for c in of.children if c.dep_ == 'pobj' and c.pos_ in NOUNS), None) if of is not None else None
+        if y is not None and y.lemma_.lower() not in COLOURS: return y      # the colour of the car
+        return self._prep_owner(p)
+
+    def _prep_owner(self, p):
+        "For a prepositional object: the noun the preposition modifies, or the subject of its verb."
+        if p.dep_ != 'pobj': return None
+        h = p.head.head
+        if h.pos_ in NOUNS: return h
+        if h.pos_ == 'VERB': return next(iter(_subjects(h)), None)
+        return None
+
+    def _non_entities(self):
+        "Nouns that name no depicted thing: photo words, property nouns, colours, places, light as circumstance, abstractions."
+        for t in self.doc:
+            if t.pos_ not in NOUNS: continue
+            low, lem = t.lower_, t.lemma_.lower()
+            if lem in PHOTO_NOUNS and not (lem == 'frame' and any(c.dep_ in ('poss', 'prep') and
+                                                                 (c.dep_ == 'poss' or c.lower_ == 'of') for c in t.children)):
+                self.skip.add(t.i)
+            elif lem in PROPERTY_NOUNS or (lem.endswith('ness') and t.pos_ == 'NOUN') or \
+                 (lem in SHAPES and t.dep_ == 'pobj' and t.head.lower_ in ('in', 'into')):   # "in a full circle"
+                self.skip.add(t.i); self.prop_nouns.add(t.i)
+                o = self._owner(t)
+                if o is not None: self.alias[t.i] = o.i
+            elif lem in COLOURS and t.pos_ == 'NOUN':     # "a ring of green", "rimmed with shiny black"
+                self.skip.add(t.i)
+                chain = [c for c in _conjuncts(t) if c.pos_ in NOUNS and c.lemma_.lower() not in COLOURS]
+                o = chain[0] if chain else self._prep_owner(t)
+                if o is not None: self.alias[t.i] = o.i; self.attr_nouns.add(t.i)
+            elif t.pos_ == 'PROPN' and (t.ent_type_ in ('GPE', 'LOC') or (t.dep_ == 'pobj' and (t.head.lower_ == 'as' or
+                                         t.head.lower_ == 'of' and t.ent_type_ in ('PERSON', 'ORG', 'NORP')))):
+                self.skip.add(t.i)
+            elif lem in LIGHT_NOUNS and t.dep_ == 'pobj' and t.head.lower_ in ('in', 'from', 'under', 'by', 'against'):
+                self.skip.add(t.i)
+            elif lem in ABSTRACT_NOUNS: self.skip.add(t.i)
+
+    def _quoted(self):
+        "Words in quotation marks right after a noun are attributes of it (*the word 'Mercedes'*, *the letter 'W'*)."
+        doc, i = self.doc, 0
+        while i < len(doc):
+            if doc[i].is_quote and doc[i].is_left_punct is not False and i > 0 and doc[i-1].pos_ in NOUNS:
+                j = next((j for j in range(i + 1, min(len(doc), i + 12)) if doc[j].is_quote), None)
+                if j is not None:
+                    for t in doc[i+1:j]:
+                        if not t.is_punct:
+                            self.skip.add(t.i); self.alias[t.i] = doc[i-1].i; self.attr_nouns.add(t.i); self.quoted.add(t.i)
+                    i = j
+            i += 1
+
+    def _collectives(self):
+        "*a pair of shoes*: the shoes are the entity and *pair* their quantity; *three of which*: a subset of the class."
+        for t in self.doc:
+            of = next((c for c in t.children if c.dep_ == 'prep' and c.lower_ == 'of'), None)
+            m = next((c for c in of.children if c.dep_ == 'pobj'), None) if of is not None else None
+            if t.pos_ in NOUNS and t.lemma_.lower() in QUANTITY_NOUNS:
+                self.skip.add(t.i)
+                if m is not None and m.pos_ in NOUNS:
+                    self.alias[t.i] = m.i; self.qty_nouns[m.i] = t; self.collective.add(t.i)
+            elif m is not None and t.dep_ in ('nsubj', 'nsubjpass', 'dobj', 'pobj', 'attr', 'conj', 'appos') and \
+                 (t.pos_ == 'NUM' or t.lower_ in QUANTIFIERS | {'some', 'one', 'few', 'all', 'each', 'any'}):
+                cls = m if m.pos_ in NOUNS else self._antecedent(m)
+                if cls is None: continue
+                if t.lower_ in ('all', 'each', 'any'): self.alias[t.i] = cls.i
+                else: self.subset_of[t.i] = cls.i
+
+    def _antecedent(self, pron):
+        "The nearest earlier plural noun head of the sentence (*three of which*, *some of them*)."
+        sent = pron.sent
+        return next((t for t in reversed(self.doc[sent.start:pron.i]) if is_noun_head(t) and is_plural(t)), None)
+
     def _aliases(self):
         for t in self.doc:
+            if t.i in self.off: continue
             if t.lower_ in RELATIVE and t.pos_ == 'PRON' and t.head.dep_ == 'relcl' and t.dep_ != 'poss':
                 self.alias[t.i] = t.head.head.i
-            if t.dep_ == 'attr' and t.pos_ in NOUNS and t.head.lemma_ == 'be':
+            if t.dep_ == 'attr' and t.pos_ in NOUNS and t.head.lemma_ == 'be' and t.i not in self.alias:
                 subs = [c for c in t.head.children if c.dep_ in ('nsubj', 'nsubjpass') and self._is_head(c, False)]
                 if subs and subs[0].lower_ not in RELATIVE:
-                    self.alias[t.i] = subs[0].i; self.attr_nouns.add(t.i)
+                    self.alias[t.i] = subs[0].i
+                    if t.i not in self.prop_nouns: self.attr_nouns.add(t.i)
 
     def _is_head(self, t, check_alias=True) -> bool:
         if check_alias and t.i in self.alias: return False
-        if t.i in self.skip: return False
+        if t.i in self.skip or t.i in self.off: return False
+        if t.i in self.subset_of: return True
         if t.pos_ in NOUNS:
+            if 'non_entities' in self.fix and _in_hyphenated(t): return False   # "cloud-filled", "eye-level"
             return is_noun_head(t) and not (t.dep_ in ('amod', 'nmod') and t.head.pos_ in NOUNS)
         if t.pos_ == 'PRON' and t.dep_ != 'poss':
             return t.lower_ in PERSONAL or t.lower_ in VIEWER_PRONOUNS
@@ -248,13 +527,27 @@ class _Builder:
         heads = {t.i for t in self.heads}
         for cl in clusters:
             toks = [noun_run_head(self.doc, s, e) for s, e in cl]
-            toks = [self.alias.get(t.i, t.i) for t in toks if t is not None]
+            toks = [self.alias.get(t.i, t.i) if t.pos_ == 'PRON' else t.i for t in toks if t is not None]
             ents = [i for i in toks if i in heads]
             for i in toks:
                 if self.doc[i].dep_ == 'poss' and self.doc[i].pos_ == 'PRON' and ents: self.poss_ref[i] = ents[0]
-            for i in ents[1:]: self.uf.union(ents[0], i)
+            groups = []   # mentions of the cluster, split where their colours or sides conflict
+            for i in ents:
+                g = next((g for g in groups if 'coref_conflicts' not in self.fix or
+                          not any(conflicting(self.doc[i], self.doc[j]) for j in g)), None)
+                if g is None: groups.append([i])
+                else: g.append(i)
+            for g in groups:
+                for i in g[1:]: self.uf.union(g[0], i)
         viewers = [t.i for t in self.heads if t.lower_ in VIEWER_PRONOUNS]
         for i in viewers[1:]: self.uf.union(viewers[0], i)
+
+    def name(self, tok) -> str:
+        "Entity name of a head: the class of its noun (v2: colour and material modifiers are not part of it)."
+        if tok.i in self.subset_of: tok = self.doc[self.subset_of[tok.i]]
+        if 'compound_attributes' in self.fix: return noun_name(tok)
+        comps = [c for c in tok.lefts if c.dep_ == 'compound' and c.pos_ in NOUNS]
+        return ' '.join([c.text.lower() for c in comps] + [tok.lemma_.lower() if tok.pos_ == 'NOUN' else tok.text.lower()])
 
     def _entities(self):
         groups = {}
@@ -262,14 +555,19 @@ class _Builder:
         self.entities, self.ent_of = [], {}
         for root in sorted(groups, key=lambda r: min(t.i for t in groups[r])):
             toks = sorted(groups[root], key=lambda t: t.i)
-            nouns = [t for t in toks if t.pos_ in NOUNS]
+            nouns = [t for t in toks if t.pos_ in NOUNS or t.i in self.subset_of]
             viewer = any(t.lower_ in VIEWER_PRONOUNS or t.lemma_.lower() == 'viewer' or
                          any(c.dep_ == 'poss' and c.lower_ in VIEWER_PRONOUNS for c in t.children) for t in toks)
             if not nouns and not viewer: continue   # a pronoun with no antecedent
-            name = noun_name(nouns[0]) if nouns else 'viewer'
-            e = Entity(len(self.entities), name, [self._span(*_mention_span(t)) for t in toks], viewer=viewer)
+            name = min((self.name(t) for t in nouns), key=lambda n: len(n.split())) if nouns else 'viewer'
+            if viewer and name in ('viewer', 'us', 'we') or not nouns: name = 'viewer'
+            e = Entity(len(self.entities), name, [self._span(*self._mention(t)) for t in toks], viewer=viewer)
             self.entities.append(e)
             for t in toks: self.ent_of[t.i] = e.id
+
+    def _mention(self, t):
+        if t.i in self.subset_of: return t.idx, t.idx + len(t)
+        return _mention_span(t)
 
     def _span(self, start, end) -> Span:
         tok = next(t for t in self.doc if t.idx <= start < t.idx + len(t) or t.idx >= start)
@@ -278,14 +576,15 @@ class _Builder:
     def entity_of(self, tok):
         "Entity id a token stands for (through aliases), or None."
         i = tok.i
-        for _ in range(5):
+        for _ in range(6):
             if i in self.ent_of: return self.ent_of[i]
+            if i in self.poss_ref: i = self.poss_ref[i]; continue
             if i not in self.alias: return None
             i = self.alias[i]
         return None
 
     def tokens_of(self, eid:int) -> list:
-        "Every token that stands for entity `eid` (its heads and its predicate nouns), indexed once per description."
+        "Every token that stands for entity `eid` (its heads, predicate nouns, property nouns), indexed once per description."
         if not hasattr(self, '_by_entity'):
             self._by_entity = {}
             for t in self.doc:
@@ -302,6 +601,13 @@ def _add_attr(b:_Builder, eid, start:int, end:int):
     e = b.entities[eid]
     if all((a.start, a.end) != (s.start, s.end) for a in e.attributes): e.attributes.append(s)
 
+def _add_modifier(b:_Builder, eid, tok):
+    "Attribute(s) from the modifier `tok`: one span per word (v2) or the modifier with its left modifiers."
+    if tok.i in b.off or eid is None: return
+    if 'single_words' in b.fix:
+        for s, e in _attr_words(tok): _add_attr(b, eid, s, e)
+    else: _add_attr(b, eid, *_left_span(tok))
+
 def _set_quantity(b:_Builder, eid, tok):
     e = b.entities[eid]
     if e.quantity is None:
@@ -311,26 +617,45 @@ def _set_quantity(b:_Builder, eid, tok):
 
 def _noun_modifiers(b:_Builder, eid:int, h):
     "Attributes and quantity carried by the modifiers of one token `h` of entity `eid`."
+    v2 = 'single_words' in b.fix
+    if h.i in b.subset_of: _set_quantity(b, eid, h)
     for c in h.children:
         low = c.lower_
+        if c.i in b.off: continue
         if c.dep_ == 'nummod' or (c.dep_ in ('amod', 'det', 'predet') and low in QUANTIFIERS):
-            _set_quantity(b, eid, c)
+            if h.i not in b.prop_nouns: _set_quantity(b, eid, c)
         elif low in NOT_ATTRIBUTES: continue
         elif c.dep_ == 'amod' or (c.dep_ in ('nmod', 'amod') and c.pos_ in NOUNS) or \
-             (c.dep_ == 'compound' and c.pos_ not in NOUNS):
-            for a in _conjuncts(c): _add_attr(b, eid, *_left_span(a))
-        elif c.dep_ == 'advmod' and c.pos_ == 'ADV' and low not in ADVERB_STOP and low not in NEAR_ADVERBS:
+             (c.dep_ == 'compound' and (c.pos_ not in NOUNS or ('compound_attributes' in b.fix and describes(c)))):
+            for a in _conjuncts(c): _add_modifier(b, eid, a)
+        elif c.dep_ == 'advmod' and c.pos_ == 'ADV' and low not in ADVERB_STOP and low not in NEAR_ADVERBS and not v2:
             _add_attr(b, eid, *_left_span(c))
         elif c.dep_ == 'prep':   # "tips of dark brown": an adjective as prepositional object
             for o in c.children:
-                if o.dep_ == 'pobj' and o.pos_ == 'ADJ': _add_attr(b, eid, *_left_span(o))
+                if o.dep_ == 'pobj' and o.pos_ == 'ADJ':
+                    for a in _conjuncts(o): _add_modifier(b, eid, a)
+    if h.i in b.qty_nouns and b.entities[eid].quantity is None: _set_quantity(b, eid, b.qty_nouns[h.i])
+    if h.i in b.attr_nouns:
+        if 'single_words' in b.fix:
+            _add_attr(b, eid, *((h.idx, h.idx + len(h)) if h.i in b.quoted else _word_span(h)))
+            for c in h.children:   # "is gold in color, open-mouthed, closed-eyed"
+                if c.dep_ == 'conj' and c.pos_ == 'ADJ':
+                    for a in _conjuncts(c): _add_modifier(b, eid, a)
+        else: _add_attr(b, eid, *_mention_span(h))
 
 def _predicates(b:_Builder):
-    "Predicate adjectives (*is blue*, *appears fuzzy*, *painted white*) as attributes of their subjects."
+    "Predicate adjectives (*is blue*, *appears fuzzy*, *painted white*) as attributes of their subjects; their prepositions (*blue with two clouds*) relate the subject."
     for t in b.doc:
         if t.dep_ in ('acomp', 'oprd') or (t.dep_ == 'attr' and t.pos_ == 'ADJ'):
             for s in _subjects(t.head):
-                for a in _conjuncts(t): _add_attr(b, b.entity_of(s), *_left_span(a))
+                for a in _conjuncts(t):
+                    _add_modifier(b, b.entity_of(s), a)
+                    if 'parts' in b.fix and a.i not in b.off:
+                        for c in _preps(a, ('prep',)):
+                            for ptoks, x in _prep_objects(c, b.whole):
+                                if (xe := b.entity_of(x)) is None: continue
+                                if len(ptoks) == 1 and c.lower_ == 'with' and _is_part(x): _link_part(b, xe, b.entity_of(s))
+                                elif c.lower_ != 'of': _add_rel(b, b.entity_of(s), ptoks, xe)
 
 # %% ../nbs/00_graphs.ipynb #a4e8bd45
 def _part_of(b:_Builder, eid:int, h):
@@ -350,61 +675,91 @@ def _link_part(b:_Builder, child, parent):
         p = b.entities[p].part_of
     b.entities[child].part_of = parent
 
+def _is_part(tok) -> bool:
+    "Is `tok` a noun that names a part of something (*handle*, *roof*, *wing*, *heel*)?"
+    return tok.lemma_.lower() in PART_NOUNS or tok.lower_ in PART_NOUNS
+
 # %% ../nbs/00_graphs.ipynb #b071ad02
 def _add_rel(b:_Builder, subj, ptoks:list, obj):
-    "Add relation subj - predicate words - obj (once), skipping self-relations and non-entities."
-    if subj is None or obj is None or subj == obj: return
+    "Add relation subj - predicate words - obj (once), skipping self-relations, non-entities and unasserted words."
+    if subj is None or obj is None or subj == obj or any(t.i in b.off for t in ptoks): return
     first, last = min(ptoks, key=lambda t: t.i), max(ptoks, key=lambda t: t.i)
     start, end = first.idx, last.idx + len(last)
     in_order = [t.i for t in ptoks] == list(range(first.i, last.i + 1))
-    pred = b.text[start:end] if in_order else ' '.join(t.text for t in ptoks)  # verb first: "parked To"
+    pred = b.text[start:end] if in_order else ' '.join(t.text for t in sorted(ptoks, key=lambda t: t.i))
     if any((r.subject, r.predicate, r.object) == (subj, pred, obj) for r in b.relations): return
     b.relations.append(Relation(subj, pred, obj, start, end, b.sent_of[first.i]))
 
 def _verb(b:_Builder, v):
     "Relations and attributes contributed by one verb (or copula)."
+    if v.i in b.off: return
     subs = [b.entity_of(s) for s in _subjects(v)]
     words = [v] + [c for c in v.children if c.dep_ == 'prt']
     objs = [x for c in v.children if c.dep_ in ('dobj', 'dative') for x in _conjuncts(c)]
-    objs = [b.entity_of(o) for o in objs if b.entity_of(o) is not None]
-    preps = [pair for c in v.children if c.dep_ in ('prep', 'agent') for pair in _prep_objects(c)] + _near_preps(v)
+    objs = [(o, b.entity_of(o)) for o in objs if b.entity_of(o) is not None]
+    preps = [pair for c in _preps(v) for pair in _prep_objects(c, b.whole)] + _near_preps(v, b.whole) + _lifted(b, v)
     preps = [(ptoks, b.entity_of(x), x) for ptoks, x in preps]
+    lemma, v2 = v.lemma_.lower(), 'parts' in b.fix
     if objs:
         for s in subs:
-            for o in objs: _add_rel(b, s, words, o)
-        for o in objs:
-            for ptoks, x, _ in preps: _add_rel(b, o, ptoks, x)
+            for o, oe in objs:
+                if v2 and lemma == 'have' and _is_part(o): _link_part(b, oe, s)
+                elif v2 and lemma == 'have' and s is not None and b.entities[s].name == b.entities[oe].name: continue
+                else: _add_rel(b, s, words, oe)
+        for _, oe in objs:
+            for ptoks, x, xt in preps:
+                if v2 and len(ptoks) == 1 and ptoks[0].lower_ == 'with' and _is_part(xt): _link_part(b, x, oe)
+                else: _add_rel(b, oe, ptoks, x)
         return
-    ent_preps = [(p, x) for p, x, _ in preps if x is not None]
-    lemma = v.lemma_.lower()
+    ent_preps = [(p, x, xt) for p, x, xt in preps if x is not None]
     for s in subs:
-        for ptoks, x in ent_preps:
-            _add_rel(b, s, ptoks if lemma in POSTURE else words + ptoks, x)
-    if v.pos_ != 'VERB' or lemma in SILENT_POSTURE or v.dep_ == 'amod': return
+        for ptoks, x, xt in ent_preps:
+            if v2 and len(ptoks) == 1 and ptoks[0].lower_ == 'with' and _is_part(xt):   # "is a font, with rounded tops"
+                _link_part(b, x, s); continue
+            if v2: pred = ptoks if lemma == 'be' or ptoks[0].i < v.i else words + ptoks   # fronted "To our left": the preposition
+            else: pred = ptoks if lemma in POSTURE else words + ptoks
+            _add_rel(b, s, pred, x)
+    if v.pos_ != 'VERB' or lemma in SILENT_POSTURE or v.dep_ == 'amod' or lemma == 'have': return
     intransitive = not ent_preps and not any(c.dep_ in ('acomp', 'oprd', 'attr', 'xcomp', 'ccomp', 'dobj')
                                              for c in v.children)
-    if intransitive or (ent_preps and lemma in POSTURE):
+    fronted = ent_preps and all(p[0].i < v.i for p, _, _ in ent_preps)
+    if intransitive or (not v2 and ent_preps and lemma in POSTURE) or (v2 and fronted):
         for s in subs:
-            if s is not None: _add_attr(b, s, words[0].idx, max(w.idx + len(w) for w in words)) if len(words) == 1 \
-                else _add_attr_words(b, s, words)
+            if s is not None: _add_attr_words(b, s, words)
+
+def _lifted_from(b:_Builder, p) -> list:
+    "Prepositional phrases hanging off a non-entity object of `p` move up to what `p` attaches to (*the moon in daylight against a blue sky*: moon against sky)."
+    if 'non_entities' not in b.fix: return []
+    return [pair for o in p.children if o.dep_ == 'pobj' and o.i in b.skip and o.i not in b.whole and
+            o.i not in b.prop_nouns for q in _preps(o, ('prep',)) if q.lower_ != 'of' for pair in _prep_objects(q, b.whole)]
+
+def _lifted(b:_Builder, v) -> list:
+    return [pair for c in _preps(v) for pair in _lifted_from(b, c)]
 
 def _add_attr_words(b:_Builder, eid, words):
     "Attribute made of a verb and its particle: the contiguous range when adjacent, else the verb alone."
     words = sorted(words, key=lambda t: t.i)
-    if words[-1].i - words[0].i == len(words) - 1: _add_attr(b, eid, words[0].idx, words[-1].idx + len(words[-1]))
+    if len(words) == 1 and 'single_words' in b.fix: _add_attr(b, eid, *_word_span(words[0]))
+    elif words[-1].i - words[0].i == len(words) - 1: _add_attr(b, eid, words[0].idx, words[-1].idx + len(words[-1]))
     else: _add_attr(b, eid, words[0].idx, words[0].idx + len(words[0]))
 
 def _noun_relations(b:_Builder, eid:int, h):
     "Prepositional relations and *X of Y* part-of hanging off one token of entity `eid`."
-    for c in h.children:
-        if c.dep_ != 'prep': continue
-        for ptoks, x in _prep_objects(c):
+    if h.i in b.prop_nouns: return
+    v2 = 'parts' in b.fix
+    for c in _preps(h, ('prep',)):
+        if c.i in b.off: continue
+        if c.lower_ == 'of' and (h.i in b.collective or h.i in b.subset_of): continue
+        for ptoks, x in _prep_objects(c, b.whole) + ([] if c.head.i != h.i else _lifted_from(b, c)):
             xe = b.entity_of(x)
             if xe is None: continue
-            if len(ptoks) == 1 and c.lower_ == 'of' and h.lemma_.lower() not in COLLECTIVE and h.i not in b.attr_nouns:
+            single = len(ptoks) == 1
+            if single and c.lower_ == 'of' and h.i not in b.attr_nouns and \
+               (_determined(x) if v2 else h.lemma_.lower() not in COLLECTIVE):
                 _link_part(b, eid, xe)
+            elif v2 and single and c.lower_ == 'with' and _is_part(x): _link_part(b, xe, eid)
             else: _add_rel(b, eid, ptoks, xe)
-    for ptoks, x in _near_preps(h): _add_rel(b, eid, ptoks, b.entity_of(x))
+    for ptoks, x in _near_preps(h, b.whole): _add_rel(b, eid, ptoks, b.entity_of(x))
 
 # %% ../nbs/00_graphs.ipynb #7503963e
 def _outermost(spans:list[Span]) -> list[Span]:
@@ -413,26 +768,253 @@ def _outermost(spans:list[Span]) -> list[Span]:
                                                (o.start, o.end) != (s.start, s.end) for o in spans)],
                   key=lambda s: s.start)
 
-def graph_from_doc(doc, clusters:list) -> SceneGraph:
-    "Assemble the scene graph of a parsed description given its coreference clusters (character spans)."
-    b = _Builder(doc, clusters)
+def _dedup(spans:list[Span]) -> list[Span]:
+    "One attribute per text (case-insensitive), the first span kept: *red* said twice is asked once."
+    seen, out = set(), []
+    for s in spans:
+        if s.text.lower() not in seen: seen.add(s.text.lower()); out.append(s)
+    return out
+
+def _graph_v2(doc, clusters:list, fix:frozenset) -> SceneGraph:
+    b = _Builder(doc, clusters, fix)
     b.relations = []
     for e in b.entities:
         for h in b.tokens_of(e.id):
             _noun_modifiers(b, e.id, h)
             _part_of(b, e.id, h)
-        for i in sorted(b.attr_nouns):
-            if b.entity_of(b.doc[i]) == e.id: _add_attr(b, e.id, *_mention_span(b.doc[i]))
     _predicates(b)
     for e in b.entities:
         for h in b.tokens_of(e.id): _noun_relations(b, e.id, h)
     for t in doc:
         if t.pos_ in ('VERB', 'AUX') and t.dep_ not in ('aux', 'auxpass'): _verb(b, t)
-    for e in b.entities: e.attributes = _outermost(e.attributes)
+    for e in b.entities:
+        e.attributes = _outermost(e.attributes)
+        if 'single_words' in fix: e.attributes = _dedup(e.attributes)
     b.relations.sort(key=lambda r: (r.start, r.subject, r.object))
     return SceneGraph(doc.text, b.entities, b.relations).validate()
 
+# %% ../nbs/00_graphs.ipynb #c3ef0001
+_ATTR_ROLES = {'modifier', 'modified_noun', 'verb_subject', 'subject', 'direct_object', 'prep_head'}  # inherited once
+
+class _Reading:
+    "The reference's reading of a parse: each token claimed by at most one unit (noun, attribute, verb, preposition) and typed links between units."
+    def __init__(self, doc):
+        self.doc, self.unit, self.kind, self.words = doc, {}, {}, {}   # token -> unit id; unit -> kind / its tokens
+        self.links = {}          # unit -> [(role, other unit)], both directions kept
+        for sent in doc.sents: self._claim(sent)
+        for sent in doc.sents: self._link(sent)
+        self._inherit()
+
+    def _new(self, kind, toks):
+        u = min(t.i for t in toks)
+        self.kind[u], self.words[u], self.links[u] = kind, sorted(toks, key=lambda t: t.i), []
+        for t in toks: self.unit[t.i] = u
+
+    def free(self, t) -> bool: return t.i not in self.unit
+
+    def _claim(self, sent):
+        "Nouns first (a noun modifying a noun counts as an attribute), then attributes, verbs and prepositions."
+        modifier = {t.i for t in sent if t.pos_ in NOUNS and t.dep_ in ('amod', 'nmod', 'compound')
+                    and t.head.pos_ in NOUNS and t.head.i != t.i}
+        self.modifier_nouns = getattr(self, 'modifier_nouns', set()) | modifier
+        for t in sent:
+            if t.pos_ in NOUNS | {'PRON'} and t.i not in modifier and t.dep_ != 'poss' and \
+               not (t.dep_ == 'conj' and t.head.pos_ == 'ADJ') and self.free(t):
+                self._new('noun', [t])
+        for t in sent:
+            if self.free(t) and (t.pos_ in ('ADJ', 'NUM') or t.i in modifier or t.dep_ == 'poss' or
+                                 (t.dep_ == 'conj' and t.head.pos_ == 'ADJ') or (t.pos_ == 'VERB' and t.dep_ == 'amod') or
+                                 (t.pos_ == 'ADV' and t.dep_ == 'advmod' and t.head.pos_ == 'NOUN')):
+                extra = [c for c in t.children if self.free(c) and c.i != t.i and
+                         ((c.dep_.startswith('compound') and c.pos_ in ('ADJ', 'ADV', 'NOUN', 'PROPN')) or c.i in modifier)]
+                self._new('poss' if t.dep_ == 'poss' else 'attr', [t] + extra)
+        for t in sent:
+            if t.pos_ == 'VERB' and t.dep_ != 'amod' and self.free(t):
+                extra = [c for c in t.children if c.i > t.i and self.free(c) and
+                         (c.dep_ in ('prt', 'compound:prt') or c.dep_ == 'advmod')]
+                self._new('verb', [t] + extra)
+        for t in sent:
+            if t.pos_ == 'ADP' and t.dep_ in ('prep', 'case', 'conj', 'agent') and self.free(t): self._new('prep', [t])
+
+    def link(self, a, role, b, back):
+        self.links[a].append((role, b)); self.links[b].append((back, a))
+
+    def _attr_targets(self, u) -> list:
+        "Nouns an attribute unit describes: up its head (through amod heads and the children of a copula), else down to its children."
+        mine, out, seen = {t.i for t in self.words[u]}, [], set()
+        def ok(c): return c.pos_ in NOUNS and c.dep_ != 'amod' and c.i in self.unit
+        for t in self.words[u]:
+            todo = [t.head]
+            while todo:
+                c = todo.pop(); seen.add(c.i)
+                if ok(c): out.append(self.unit[c.i])
+                elif c.dep_ == 'amod':
+                    if c.head.i not in seen: todo.append(c.head)
+                elif c.pos_ == 'AUX': todo += [x for x in c.children if x.i not in seen and x.i not in mine]
+        if not out:
+            out = [self.unit[c.i] for t in self.words[u] for c in reversed(list(t.children)) if ok(c)]
+        return out
+
+    def _link(self, sent):
+        units = sorted({self.unit[t.i] for t in sent if t.i in self.unit})
+        for u in units:
+            kind, first = self.kind[u], self.doc[u]
+            if kind in ('attr', 'poss'):
+                for n in self._attr_targets(u): self.link(u, 'modified_noun', n, 'modifier')
+            elif kind == 'verb':
+                v = first
+                todo, seen = [(True, v.head)] + [(False, c) for c in v.children], set()
+                while todo:
+                    is_head, r = todo.pop(); seen.add(r.i)
+                    if ((is_head and r.pos_ in NOUNS | {'PRON'}) or r.dep_ in ('nsubj', 'nsubjpass')) and r.i in self.unit:
+                        self.link(u, 'subject', self.unit[r.i], 'verb_subject')
+                    elif is_head and r.pos_ == 'AUX': todo += [(False, c) for c in r.children if c.i not in seen]
+                for c in v.children:
+                    if c.dep_ in ('dobj', 'obj') and c.i in self.unit: self.link(u, 'direct_object', self.unit[c.i], 'verb_direct_object')
+            elif kind == 'prep':
+                if first.head.i in self.unit: self.link(u, 'head', self.unit[first.head.i], 'prep_head')
+                for c in first.children:
+                    if c.dep_ in ('pobj', 'obj') and c.i in self.unit: self.link(u, 'object', self.unit[c.i], 'prep_object')
+
+    def _inherit(self):
+        "Conjuncts (at most 8 tokens apart, same kind of unit) inherit the links of the unit they are conjoined to."
+        pairs = [(self.unit[t.head.i], self.unit[t.i]) for t in self.doc if t.dep_ == 'conj' and t.i in self.unit
+                 and t.head.i in self.unit and abs(t.i - t.head.i) <= 8]
+        for h, c in pairs:
+            kh, kc = self.kind[h], self.kind[c]
+            if kh.replace('poss', 'attr') != kc.replace('poss', 'attr'): continue
+            if kh == 'prep':
+                head = next((x for r, x in self.links[h] if r == 'head'), None)
+                obj = next((x for r, x in self.links[h] if r == 'object'), None)
+                if head is not None:
+                    self.links[c] = [(r, x) for r, x in self.links[c] if r != 'head'] + [('head', head)]
+                    if ('prep_head', c) not in self.links[head]: self.links[head].append(('prep_head', c))
+                if obj is None:
+                    cobj = next((x for r, x in self.links[c] if r == 'object'), None)
+                    if cobj is not None: self.links[h].append(('object', cobj))
+                continue
+            have, roles = set(self.links[c]), {r for r, _ in self.links[c]}
+            for r, x in list(self.links[h]):
+                if x == c or (r, x) in have or (r in _ATTR_ROLES and r in roles): continue
+                self.links[c].append((r, x))
+                back = next((br for br, y in self.links[x] if y == h), None)
+                if back: self.links[x].append((back, c))
+
+    def text(self, u) -> str: return ' '.join(t.text for t in self.words[u])
+    def span(self, u): return self.words[u][0].idx, self.words[u][-1].idx + len(self.words[u][-1])
+
+# %% ../nbs/00_graphs.ipynb #c3ef0002
+def _graph_reference(doc, clusters:list) -> SceneGraph:
+    "The scene graph by the reference rules (our reading of the authors' `posh/graphs/text_graphs.py`)."
+    R, text = _Reading(doc), doc.text
+    sent_of = {t.i: k for k, s in enumerate(doc.sents) for t in s}
+    def span(a, b): return Span(text[a:b], a, b, sent_of[next(t.i for t in doc if t.idx <= a < t.idx + len(t) or t.idx >= a)])
+    # coreference: units sharing a cluster; "our left" / "our right" each form one more cluster
+    cluster_of, members = {}, []
+    for cl in clusters:
+        toks = [t for t in (noun_run_head(doc, s, e) for s, e in cl) if t is not None and t.i in R.unit]
+        if len(toks) > 1:
+            members.append({R.unit[t.i] for t in toks})
+    for side in ('left', 'right'):
+        toks = [t for t in doc if t.i > 0 and doc[t.i - 1].lower_ == 'our' and t.lower_ == side and t.i in R.unit]
+        if toks: members.append({R.unit[t.i] for t in toks} | {('side', side)})
+    for k, m in enumerate(members):
+        for u in m:
+            if not isinstance(u, tuple): cluster_of.setdefault(u, set()).add(k)
+    def coreferent(u): return {x for k in cluster_of.get(u, ()) for x in members[k] if x != u and not isinstance(x, tuple)}
+    side_of = {}
+    for m in members:
+        for x in m:
+            if isinstance(x, tuple): side_of.update({u: x[1] for u in m if not isinstance(u, tuple)})
+
+    entities, ent_of = [], {}
+    for u in sorted(R.kind):
+        if R.kind[u] != 'noun' or (doc[u].pos_ == 'PRON' and not R.links[u]): continue
+        earlier = sorted(ent_of[x] for x in coreferent(u) if x in ent_of)
+        if earlier:
+            ent_of[u] = earlier[0]; entities[earlier[0]].mentions.append(span(*R.span(u))); continue
+        word = R.text(u)
+        us, side = word.lower() in ('us', 'our', 'we'), side_of.get(u)
+        name = 'viewer' if us else side if side else word.lower()
+        ent_of[u] = len(entities)
+        entities.append(Entity(len(entities), name, [span(*R.span(u))], viewer=us or side is not None))
+    relations, handled = [], set()
+    seen_attrs = {e.id: set() for e in entities}   # the reference keeps one attribute per exact text
+    def add_attr(eid, u):
+        t, (a, b) = R.text(u), R.span(u)
+        if t not in seen_attrs[eid]: seen_attrs[eid].add(t); entities[eid].attributes.append(span(a, b))
+    def add_rel(s, pieces, o):
+        words = [t for p in sorted(set(pieces)) for t in R.words[p]]
+        pred = ' '.join(R.text(p) for p in sorted(set(pieces)))
+        if any((r.subject, r.predicate, r.object) == (s, pred, o) for r in relations): return
+        first, last = words[0], words[-1]
+        relations.append(Relation(s, pred, o, first.idx, last.idx + len(last), sent_of[first.i]))
+    for u in sorted(R.kind):
+        kind = R.kind[u]
+        if kind in ('attr', 'poss'):
+            for role, n in R.links[u]:
+                if role != 'modified_noun' or n not in ent_of: continue
+                if kind == 'attr': handled.add(u); add_attr(ent_of[n], u)
+                else:   # a possessive: part of the entity it refers to
+                    owners = sorted(ent_of[x] for x in coreferent(u) if x in ent_of)
+                    if owners: handled.add(u); _ref_part(entities, ent_of[n], owners[0])
+        elif kind == 'verb':
+            pieces, subjects, objects, prep_objects, seen_do = [u], [], [], [], False
+            todo = [(True, u)]
+            while todo:
+                parent, cur = todo.pop()
+                for role, x in sorted(R.links[cur], key=lambda rx: rx[1]):
+                    if parent and role == 'subject': subjects.append(x)
+                    elif role == 'prep_head':
+                        if x < cur: continue
+                        pieces.append(x); todo.append((False, x))
+                    elif role in ('object', 'direct_object'):
+                        if role == 'direct_object' or not seen_do:
+                            seen_do = seen_do or role == 'direct_object'; objects.append(x)
+                        else: prep_objects.append(x)
+            if not subjects: continue
+            if not objects:
+                for s in subjects:
+                    if s not in ent_of: continue
+                    handled.update(pieces)
+                    w = [t for p in sorted(set(pieces)) for t in R.words[p]]
+                    a, b = w[0].idx, w[-1].idx + len(w[-1])
+                    t = ' '.join(R.text(p) for p in sorted(set(pieces)))
+                    if t not in seen_attrs[ent_of[s]]: seen_attrs[ent_of[s]].add(t); entities[ent_of[s]].attributes.append(span(a, b))
+                continue
+            for is_subj, s in sorted([(True, s) for s in subjects] + [(False, o) for o in objects]):
+                if s not in ent_of: continue
+                for o in sorted(objects if is_subj else prep_objects):
+                    if o not in ent_of: continue
+                    span_pieces = [p for p in sorted(set(pieces)) if s <= p <= o]
+                    chosen = [p for p in span_pieces if R.kind[p] == 'verb' or is_subj or p not in handled]
+                    handled.update(span_pieces)
+                    if not chosen: continue
+                    add_rel(ent_of[s], chosen, ent_of[o]); handled.add(u)
+    for u in sorted(R.kind):
+        if R.kind[u] != 'prep' or u in handled: continue
+        heads = [x for r, x in R.links[u] if r == 'head' and x in ent_of]
+        objs = [x for r, x in R.links[u] if r == 'object' and x in ent_of]
+        for h in heads:
+            for o in objs: add_rel(ent_of[h], [u], ent_of[o]); handled.add(u)
+    return SceneGraph(text, entities, relations).validate()
+
+def _ref_part(entities, child, parent):
+    "Part-of from a possessive (the reference's 'part of' relation); our data model keeps one whole per entity."
+    if child == parent or entities[child].part_of is not None: return
+    p = parent
+    while p is not None:
+        if p == child: return
+        p = entities[p].part_of
+    entities[child].part_of = parent
+
 # %% ../nbs/00_graphs.ipynb #bedb38ef
+def graph_from_doc(doc, clusters:list, rules:str|RuleSet='v2') -> SceneGraph:
+    "Assemble the scene graph of a parsed description given its coreference clusters (character spans) and a rule set."
+    rules = get_rules(rules)
+    if rules.name == 'reference': return _graph_reference(doc, clusters)
+    return _graph_v2(doc, clusters, rules.fixes)
+
 def check_texts(texts, max_length:int|None=None) -> list[str]:
     "Validate a list of descriptions: strings only (TypeError naming the index), at most `max_length` characters."
     if isinstance(texts, str): raise TypeError("texts must be a list of strings, not a single string")
@@ -446,19 +1028,23 @@ def check_texts(texts, max_length:int|None=None) -> list[str]:
 
 @dataclass
 class GraphExtractor:
-    "Scene-graph extraction: a spaCy parser plus a coreference resolver, both chosen by name."
+    "Scene-graph extraction: a spaCy parser, a coreference resolver and a rule set, all chosen by name."
     parser: str = 'en_core_web_sm'   # spaCy pipeline name ('en_core_web_trf' in the paper configuration)
     coref: str|CorefResolver = 'rules' # 'rules' (embedded) or 'maverick' (paper), or a resolver object
     gpu: bool = False                # parse on the GPU
     batch_size: int = 32             # texts per nlp.pipe batch
+    rules: str|RuleSet = 'v2'        # 'v2' (embedded) or 'reference' (paper), or a RuleSet (e.g. v2_without(...))
 
     def __post_init__(self):
+        self.ruleset = get_rules(self.rules)
         self.nlp = load_parser(self.parser, self.gpu)
         self.resolver = get_resolver(self.coref)
+        self.lexicon = wordnet_lexicon(self.nlp) if 'repair' in self.ruleset.fixes else None
         self.timings = {'parse': 0.0, 'coref': 0.0, 'assemble': 0.0}
 
     @property
-    def signature(self) -> str: return f"parser:{self.parser}|coref:{getattr(self.resolver, 'name', self.coref)}"
+    def signature(self) -> str:
+        return f"parser:{self.parser}|coref:{getattr(self.resolver, 'name', self.coref)}|graphs:{self.ruleset.name}"
 
     def __call__(self, texts:list[str]) -> list[SceneGraph]:
         "One scene graph per text, in order."
@@ -467,15 +1053,18 @@ class GraphExtractor:
         todo = [i for i, t in enumerate(texts) if t.strip()]
         docs = self.nlp.pipe((texts[i] for i in todo), batch_size=self.batch_size)
         for i in todo:
-            t0 = time.perf_counter(); doc = next(docs); t1 = time.perf_counter()
+            t0 = time.perf_counter(); doc = next(docs)
+            if self.lexicon is not None: repair_parse(doc, self.lexicon)
+            t1 = time.perf_counter()
             clusters = self.resolver.clusters(doc); t2 = time.perf_counter()
-            out[i] = graph_from_doc(doc, clusters); t3 = time.perf_counter()
+            out[i] = graph_from_doc(doc, clusters, self.ruleset); t3 = time.perf_counter()
             for k, dt in zip(self.timings, (t1 - t0, t2 - t1, t3 - t2)): self.timings[k] += dt
         return out
 
-def extract_graphs(texts:list[str], parser:str='en_core_web_sm', coref:str='rules', batch_size:int=32) -> list[SceneGraph]:
+def extract_graphs(texts:list[str], parser:str='en_core_web_sm', coref:str='rules', batch_size:int=32,
+                   rules:str='v2') -> list[SceneGraph]:
     "One scene graph per text (loads the parser each call: keep a `GraphExtractor` for repeated use)."
-    return GraphExtractor(parser, coref, batch_size=batch_size)(texts)
+    return GraphExtractor(parser, coref, batch_size=batch_size, rules=rules)(texts)
 
 # %% ../nbs/00_graphs.ipynb #faf40474
 def graph_table(g:SceneGraph):
@@ -492,7 +1081,7 @@ def graph_table(g:SceneGraph):
                      'part of': name.get(e.part_of, ''), 'relations': '; '.join(rels)})
     return pd.DataFrame(rows).set_index('id')
 
-COLOURS = ['#fde68a', '#bfdbfe', '#bbf7d0', '#fecaca', '#ddd6fe', '#fed7aa', '#a5f3fc', '#f5d0fe', '#d9f99d', '#e5e7eb']
+HIGHLIGHT_COLOURS = ['#fde68a', '#bfdbfe', '#bbf7d0', '#fecaca', '#ddd6fe', '#fed7aa', '#a5f3fc', '#f5d0fe', '#d9f99d', '#e5e7eb']
 
 def highlight_mentions(g:SceneGraph) -> str:
     "HTML of the text with each entity's mentions highlighted in its own colour (hover shows the entity)."
@@ -502,7 +1091,7 @@ def highlight_mentions(g:SceneGraph) -> str:
     for s, e_, ent in marks:
         if s < pos: continue
         out.append(html.escape(g.text[pos:s]))
-        out.append(f'<mark style="background:{COLOURS[ent.id % len(COLOURS)]}" title="entity {ent.id}: {html.escape(ent.name)}">'
+        out.append(f'<mark style="background:{HIGHLIGHT_COLOURS[ent.id % len(HIGHLIGHT_COLOURS)]}" title="entity {ent.id}: {html.escape(ent.name)}">'
                    f'{html.escape(g.text[s:e_])}<sub>{ent.id}</sub></mark>')
         pos = e_
     out.append(html.escape(g.text[pos:]))

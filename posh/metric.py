@@ -8,7 +8,7 @@ import hashlib, json, os, sqlite3, sys, time
 from dataclasses import dataclass, asdict, field
 from pathlib import Path
 import posh
-from .graphs import GraphExtractor, SceneGraph, Span
+from .graphs import GraphExtractor, SceneGraph, Span, get_rules
 from .templates import Element, load_prompts
 from .scoring import score_graphs, PairScore, check_weights, scores_frame, elements_frame
 from .judges import BACKENDS, make_judge, parse_judge_spec, embedded_gguf_path, model_short_name, Judge
@@ -19,8 +19,9 @@ __all__ = ['CONFIGS', 'judge_can_rewrite', 'judge_signature', 'content_key', 'Ca
 
 # %% ../nbs/05_posh.ipynb #0dc476d5
 CONFIGS = {
-    'embedded': dict(parser='en_core_web_sm', coref='rules', judge='transformers', threshold=2.0),
-    'paper': dict(parser='en_core_web_trf', coref='maverick', judge='vllm:Qwen/Qwen3-14B', threshold=2.0),
+    'embedded': dict(parser='en_core_web_sm', coref='rules', rules='v2', judge='transformers', threshold=2.0),
+    'paper': dict(parser='en_core_web_trf', coref='maverick', rules='reference', judge='vllm:Qwen/Qwen3-14B',
+                  threshold=2.0),
 }
 
 def judge_can_rewrite(judge) -> bool:
@@ -149,6 +150,7 @@ class PoSh:
                  config:str='embedded',   # 'embedded' (CPU, models from PyPI) or 'paper' (one GPU, hub models)
                  parser:str|None=None,    # spaCy pipeline name (override)
                  coref:str|None=None,     # 'rules' or 'maverick' (override)
+                 rules:str|None=None,     # scene-graph rule set: 'v2' or 'reference' (override)
                  judge=None,              # 'BACKEND:MODEL' spec or a Judge object (override)
                  threshold:float|None=None, # presence threshold (paper: 2)
                  weights:dict|None=None,  # per-kind weights of the coarse means; None: unweighted (paper)
@@ -158,9 +160,10 @@ class PoSh:
                  progress:bool=False):    # progress bar on stderr
         if config not in CONFIGS: raise ValueError(f"unknown config {config!r}: choose one of {sorted(CONFIGS)}")
         c = dict(CONFIGS[config])
-        for k, v in dict(parser=parser, coref=coref, judge=judge, threshold=threshold).items():
+        for k, v in dict(parser=parser, coref=coref, rules=rules, judge=judge, threshold=threshold).items():
             if v is not None: c[k] = v
         self.config, self.parser, self.coref, self.threshold = config, c['parser'], c['coref'], float(c['threshold'])
+        self.rules = get_rules(c['rules']).name
         self.judge_spec, self.judge_kwargs = c['judge'], dict(judge_kwargs or {})
         self.weights = check_weights(weights)
         self.prompts = load_prompts()
@@ -180,25 +183,25 @@ class PoSh:
 
     @property
     def extractor(self) -> GraphExtractor:
-        if self._extractor is None: self._extractor = GraphExtractor(self.parser, self.coref)
+        if self._extractor is None: self._extractor = GraphExtractor(self.parser, self.coref, rules=self.rules)
         return self._extractor
 
     @property
     def signature(self) -> str:
         "Everything a score depends on, as one string (print it with your results)."
         w = 'none' if self.weights is None else ','.join(f"{k[0]}{v:g}" for k, v in self.weights.items())
-        return (f"posh:{posh.__version__}|parser:{self.parser}|coref:{self.coref}|judge:{self.judge.signature}|"
+        return (f"posh:{posh.__version__}|parser:{self.parser}|coref:{self.coref}|graphs:{self.rules}|judge:{self.judge.signature}|"
                 f"threshold:{self.threshold:g}|prompts:{self.prompts.version}|"
                 f"score:{'exact' if self.judge.signature.endswith(':exact') else 'top20'}|weights:{w}|refs:joined+mean"
                 + ('|rewrite:rule' if self.rewrite == 'rule' else ''))
 
     def graphs(self, texts:list[str]) -> list[SceneGraph]:
-        "Scene graphs of `texts` (cached by text, parser, coreference and package version)."
-        keys = [content_key(posh.__version__, self.parser, self.coref, t) for t in texts]
+        "Scene graphs of `texts` (cached by text, parser, coreference, rule set and package version)."
+        keys = [content_key(posh.__version__, self.parser, self.coref, self.rules, t) for t in texts]
         found = self.cache.get_many('graph', keys) if self.cache else {}
         todo = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
         if todo:
-            new = {content_key(posh.__version__, self.parser, self.coref, t): g.to_dict()
+            new = {content_key(posh.__version__, self.parser, self.coref, self.rules, t): g.to_dict()
                    for t, g in zip(todo, self.extractor(todo))}
             if self.cache: self.cache.put_many('graph', new)
             found.update(new)
