@@ -356,20 +356,21 @@ class TransformersJudge(Judge):
         return self._decoded[i]
 
     def _digit_table(self):
-        "For every vocabulary id, the digit 1-5 its text carries (0: none); for `exact=True`."
+        "For every vocabulary id and digit 1-5, whether the id's text contains the digit (a [V, 5] mask); for `exact=True`."
         import torch
         if self._digit_ids is None:
             V = self.lm.get_output_embeddings().weight.shape[0]
             n = min(V, len(self.tok))
-            texts = self.tok.batch_decode([[i] for i in range(n)])
-            self._digit_ids = torch.tensor([answer_digit(t) or 0 for t in texts] + [0] * (V - n))
+            texts = [t.lower() for t in self.tok.batch_decode([[i] for i in range(n)])] + [''] * (V - n)
+            self._digit_ids = torch.tensor([[str(d) in t for d in range(1, 6)] for t in texts])
         return self._digit_ids
 
     def _to_score(self, lp) -> float:
         import torch
         if self.exact:
             table = self._digit_table()
-            top = [(str(d), torch.logsumexp(lp[table == d], 0).item()) for d in range(1, 6) if (table == d).any()]
+            # a token counts toward every digit it contains, as in the top-20 rule (`digit_score`)
+            top = [(str(d), torch.logsumexp(lp[table[:, d - 1]], 0).item()) for d in range(1, 6) if table[:, d - 1].any()]
             return digit_score(top)
         vals, idx = lp.topk(self.top_k)
         return digit_score([(self._decode(i), v) for i, v in zip(idx.tolist(), vals.tolist())])
