@@ -115,7 +115,8 @@ ELEMENT_FIELDS = {
     'kind': "'entity', 'attribute' or 'relation'",
     'text': "the element in words: an entity's class name ('horse'), an attribute ('white'), a relation's predicate ('holds')",
     'identifier': "how the question named it ('the white horse'; 'man -> horse' for a relation)",
-    'question': "the prompt's question text; '' when not asked (left out with --no-questions)",
+    'question': "the question put to the judge, with its instruction and scoring guide (not the descriptions); '' "
+                "when not asked; left out with --no-questions",
     'score': "the judge's score on the 1-5 scale (1 absent, 2 weak hint, 3 partial, 4 clear, 5 explicit), the "
              "probability-weighted digit of the judge's answer",
     'present': "entities: score >= the presence threshold (2); null for attributes and relations",
@@ -273,7 +274,7 @@ def judge_kwargs(args) -> dict:
         return {}
     if not getattr(args, 'base_url', None):
         raise CLIError("--judge openai:NAME needs --base-url, the server's URL (e.g. --base-url http://127.0.0.1:8000/v1)")
-    kw = {'base_url': args.base_url, 'timeout': args.timeout, 'retries': args.retries}
+    kw = {'base_url': args.base_url, 'timeout': args.timeout, 'retries': args.retries, 'max_concurrency': args.concurrency}
     if getattr(args, 'tokenizer', None): kw['tokenizer'] = args.tokenizer
     return kw
 
@@ -416,6 +417,9 @@ def add_server_args(sp):
                    help="seconds one request attempt may take in all (default 30); with --retries this bounds every "
                         "request: 3 attempts, 91.5 s. The server check up front waits at most 10 s per attempt")
     g.add_argument('--retries', type=_at_least(0), default=2, help='retries of a request that fails or times out (default 2)')
+    g.add_argument('--concurrency', type=_at_least(1), default=8,
+                   help="requests in flight at once (default 8); 1 for a server that answers one request at a time "
+                        "(llama-cpp-python), so that waiting in its queue does not count against --timeout")
     g.add_argument('--tokenizer', default=None, help="a local tokenizer (folder or .gguf) for the exact-prefix mode: the "
                    "prompt is formatted here and sent to /v1/completions; default: the server formats it (chat)")
 

@@ -152,17 +152,19 @@ def check_lengths(judge, prompts:Prompts, generations:list[str], references:list
     if counter is None: return [None] * len(generations)
     count, window = counter
     ids = ids if ids is not None else [str(i) for i in range(len(generations))]
-    out = []
-    for pid, g, r in zip(ids, generations, references):
-        floors = prompt_floor(prompts, g, r)
-        n = count(floors)
-        if n is None or any(x is None for x in n): out.append(None); continue
-        worst_n = max(n)
-        out.append(None if worst_n + 1 <= window else
+    floors = [prompt_floor(prompts, g, r) for g, r in zip(generations, references)]
+    counts = count([f for fl in floors for f in fl])   # one call for all pairs (a server counts them concurrently)
+    if counts is None: return [None] * len(generations)
+    out, k = [], 0
+    for pid, fl in zip(ids, floors):
+        n, k = counts[k:k + len(fl)], k + len(fl)
+        worst_n = None if any(x is None for x in n) else max(n)
+        out.append(None if worst_n is None or worst_n + 1 <= window else
                    f"pair {pid!r}: its prompts have at least {worst_n} tokens (+1 answer token) > the context window of "
                    f"{window} tokens of the judge; PoSh never truncates: shorten the descriptions or use a judge with a "
                    "longer window")
     return out
+
 
 # %% ../nbs/04_scoring.ipynb #b53adf97
 def scores_frame(scores:list[PairScore]):
