@@ -65,14 +65,16 @@ pytest: setup-dev
 	POSH_TEST_TORCH="$(TORCH)" $(BIN)/python -m pytest -q tests; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
 # JupyterLab on nbs/ with the [notebooks] extra (jupyterlab, papermill, seaborn, matplotlib) in the runtime venv.
-# LAB_ARGS: more `jupyter lab` options (e.g. LAB_ARGS="--no-browser --port 8890").
+# LAB_ARGS: more `jupyter lab` options (e.g. LAB_ARGS="--no-browser --port 8890"); as root (containers) JupyterLab
+# needs --allow-root, added here.
 LAB_ARGS ?=
+LAB_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
 $(VENV)/.posh-notebooks: $(VENV)/.posh-runtime
 	$(PIP) install -q -e ".[notebooks]"
 	touch $@
 
 lab: $(VENV)/.posh-notebooks
-	$(BIN)/jupyter lab --notebook-dir=nbs $(LAB_ARGS)
+	$(BIN)/jupyter lab --notebook-dir=nbs $(LAB_ROOT) $(LAB_ARGS)
 
 test: check-sync nbtest pytest
 
