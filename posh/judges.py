@@ -28,8 +28,8 @@ __all__ = ['EMBEDDED_GGUF', 'EMBEDDED_INSTALL', 'PAPER_JUDGE', 'VLLM_ENV', 'TRUN
            'JudgeRequest', 'ContextLengthError', 'BackendUnavailable', 'answer_digit', 'answer_digits', 'digit_score',
            'embedded_gguf_path', 'chat_text', 'chat_head', 'ChatEncoder', 'model_short_name', 'Judge',
            'resolve_model_source', 'load_tokenizer', 'TransformersJudge', 'vllm_environment', 'fit_prompt', 'VLLMJudge',
-           'parse_top_logprobs', 'completions_url', 'OpenAIJudge', 'free_port', 'LlamaCppServer', 'parse_judge_spec',
-           'make_judge']
+           'parse_top_logprobs', 'completions_url', 'server_root', 'parse_token_count', 'OpenAIJudge', 'free_port',
+           'LlamaCppServer', 'parse_judge_spec', 'make_judge']
 
 # %% ../nbs/03_judges.ipynb #7c088256
 @dataclass(frozen=True)
@@ -559,6 +559,8 @@ def parse_top_logprobs(resp: Mapping) -> list[tuple[str, float]]:
     return []
 
 # %% ../nbs/03_judges.ipynb #f57300ac
+import asyncio
+
 _TOO_LONG = re.compile(r'context|maximum.{0,20}length|too long|exceed', re.I)
 
 def completions_url(base_url: str) -> str:
@@ -567,6 +569,13 @@ def completions_url(base_url: str) -> str:
     if b.endswith('/completions'): return b
     return b + ('/completions' if b.endswith('/v1') else '/v1/completions')
 
+def server_root(base_url: str) -> str:
+    "The server's root URL: `base_url` without a final /v1 (or /v1/completions, /v1/chat/completions)."
+    b = base_url.rstrip('/')
+    for tail in ('/chat/completions', '/completions'):
+        if b.endswith(tail): b = b[:-len(tail)]
+    return b[:-3] if b.endswith('/v1') else b
+
 def _server_hint() -> str:
     try: gguf = embedded_gguf_path()
     except BackendUnavailable: gguf = EMBEDDED_GGUF
@@ -574,110 +583,252 @@ def _server_hint() -> str:
             f"(pip install \"llama-cpp-python[server]\"; or `LlamaCppServer` in posh.judges) or `vllm serve "
             f"{PAPER_JUDGE} --max-model-len 2000 --enable-prefix-caching`, then pass base_url='http://HOST:PORT'")
 
+def _run_async(make_coro):
+    "Run `make_coro()` to completion on a fresh event loop in a helper thread (also where a loop already runs: Jupyter)."
+    box = {}
+    def target():
+        try: box['value'] = asyncio.run(make_coro())
+        except BaseException as e: box['error'] = e
+    t = threading.Thread(target=target, name='posh-openai', daemon=True)
+    t.start(); t.join()
+    if 'error' in box: raise box['error']
+    return box['value']
+
+class _HTTPError(Exception):
+    "A 4xx reply (not retried)."
+    def __init__(self, status: int, body: str, where: str = ''):
+        super().__init__(f"HTTP {status}: {body}"); self.status, self.body, self.where = status, body, where
+
+class _Exhausted(BackendUnavailable):
+    "A request got no usable answer within its deadline or its attempts (the server is down, hangs or keeps failing)."
+
+def parse_token_count(resp) -> int | None:
+    "Token count from a tokenize reply: vLLM / llama-cpp-python `{'count': n}`, llama.cpp `{'tokens': [...]}`."
+    if not isinstance(resp, Mapping): return None
+    if isinstance(resp.get('count'), int): return resp['count']
+    if isinstance(resp.get('tokens'), list): return len(resp['tokens'])
+    return None
+
 class OpenAIJudge(Judge):
-    "Judge behind an OpenAI-compatible /v1/completions endpoint (vLLM, SGLang, llama.cpp servers)."
+    "Judge behind an OpenAI-compatible server (vLLM, SGLang, llama.cpp): chat completions, or completions with a local tokenizer."
     backend = 'openai'
     def __init__(self,
-                 model: str,                       # model name the server expects (and, by default, the tokenizer)
+                 model: str,                       # model name the server expects
                  base_url: str | None = None,      # e.g. http://127.0.0.1:8000 (with or without /v1)
-                 tokenizer=None,                   # tokenizer object, hub id, folder or .gguf path for the chat template
+                 tokenizer=None,                   # None: the server applies its chat template (chat completions);
+                                                   # a tokenizer object, folder or .gguf path: exact-prefix mode (completions)
                  api_key: str | None = None,       # sent as a Bearer token when given
                  max_concurrency: int = 8,         # requests in flight at once
-                 timeout: float = 120.,            # seconds per request (read)
-                 connect_timeout: float = 10.,     # seconds to connect
-                 retries: int = 4,                 # retries on connection errors, 429 and 5xx
+                 timeout: float = 30.,             # seconds one attempt may take in all (connect, send, wait, read)
+                 retries: int = 2,                 # retries on connection errors, timeouts, 429 and 5xx
+                 deadline: float | None = None,    # seconds one request may take with all its attempts; None: from the above
+                 connect_timeout: float = 10.,     # seconds to connect (within `timeout`)
                  backoff: float = 0.5,             # first retry delay in seconds, doubled each retry
-                 max_model_len: int | None = None, # if given, check prompt lengths here with the local tokenizer
+                 max_model_len: int | None = None, # context window; None: the server's, where it says (vLLM)
+                 check_timeout: float = 10.,       # seconds per attempt of the up-front `check` (capped by `timeout`)
+                 quiet: bool = False,              # no warning on stderr while retrying
                  top_k: int = 20):                 # top log-probabilities asked for (the paper: 20)
-        import httpx
         if not base_url: raise ValueError(f"the openai backend needs base_url= (the server's URL). {_server_hint()}")
+        if timeout <= 0 or retries < 0: raise ValueError(f"timeout must be > 0 and retries >= 0 (got {timeout}, {retries})")
         super().__init__(str(model))
-        self.base_url, self.url = base_url, completions_url(base_url)
-        if tokenizer is None: tokenizer = embedded_gguf_path() if model_short_name(model) == EMBEDDED_GGUF else model
+        self.base_url, self.root = base_url, server_root(base_url)
         self.tok = load_tokenizer(tokenizer) if isinstance(tokenizer, (str, os.PathLike)) else tokenizer
-        self.enc = ChatEncoder(self.tok)
-        self.max_concurrency, self.retries, self.backoff = max(1, max_concurrency), retries, backoff
+        self.mode = 'chat' if self.tok is None else 'completions'
+        self.url = self.root + ('/v1/chat/completions' if self.mode == 'chat' else '/v1/completions')
+        self.enc = ChatEncoder(self.tok) if self.tok is not None else None
+        self.max_concurrency, self.timeout, self.retries, self.backoff = max(1, max_concurrency), float(timeout), int(retries), backoff
+        self.deadline = float(deadline) if deadline else self.timeout * (self.retries + 1) + sum(backoff * 2 ** k for k in range(self.retries))
+        self.connect_timeout, self.check_timeout, self.quiet = connect_timeout, check_timeout, quiet
         self.max_model_len, self.top_k = max_model_len, top_k
-        headers = {'Authorization': f'Bearer {api_key}'} if api_key else {}
-        self.client = httpx.Client(timeout=httpx.Timeout(timeout, connect=connect_timeout), headers=headers,
-                                   limits=httpx.Limits(max_connections=self.max_concurrency))
+        self.headers = {'Authorization': f'Bearer {api_key}'} if api_key else {}
+        self.server: dict | None = None   # what `check` learned: models, window, tokenize endpoint
         self._lock = threading.Lock()
 
-    def _post(self, payload: dict, where: str) -> dict:
-        "POST with retries on connection errors, 429 and 5xx; clear errors otherwise."
+    # -- transport: asyncio, one total deadline per request, fail-fast ------------------------------------------
+    def _client(self, timeout: float):
         import httpx
-        err, unreachable = None, True
+        return httpx.AsyncClient(timeout=httpx.Timeout(timeout, connect=min(self.connect_timeout, timeout)),
+                                 headers=self.headers, limits=httpx.Limits(max_connections=self.max_concurrency))
+
+    def _warn(self, msg: str):
+        if not self.quiet: print(f"posh: {msg}", file=sys.stderr, flush=True)
+
+    async def _send(self, client, method: str, url: str, payload, where: str, state: dict, timeout: float,
+                    deadline: float) -> dict:
+        "One request with retries (connection errors, timeouts, 429, 5xx), within `deadline` seconds in all."
+        import httpx
+        t_end, err, answered = time.monotonic() + deadline, None, False
         for attempt in range(self.retries + 1):
-            if attempt: time.sleep(self.backoff * 2 ** (attempt - 1))
-            try: r = self.client.post(self.url, json=payload)
+            left = t_end - time.monotonic()
+            if attempt:
+                delay = self.backoff * 2 ** (attempt - 1)
+                if delay >= left: break
+                if attempt not in state['warned']:
+                    state['warned'].add(attempt)
+                    self._warn(f"judge server {url}: {where}: {err}; retrying (attempt {attempt + 1} of {self.retries + 1}, "
+                               f"at most {deadline:.3g} s per request: timeout=/retries=, or posh score --timeout/--retries, change this)")
+                await asyncio.sleep(delay); left = t_end - time.monotonic()
+            t = min(timeout, left)
+            if t <= 0: break
+            try:
+                r = await asyncio.wait_for(client.request(method, url, json=payload), t)
             except httpx.UnsupportedProtocol as e: raise ValueError(f"bad base_url {self.base_url!r}: {e}") from e
+            except (asyncio.TimeoutError, httpx.TimeoutException):
+                err = f"no answer within {t:.3g} s"; continue
             except httpx.TransportError as e:
                 err = f"{type(e).__name__}: {e}"; continue
-            unreachable = False
+            answered = True
             if r.status_code < 400:
-                with self._lock: self.calls += 1
-                return r.json()
+                try: return r.json()
+                except ValueError: raise RuntimeError(f"{where}: the server at {url} answered non-JSON: {r.text[:200]!r}")
             body = r.text[:500]
-            if re.search(r'logprob|logits_all', body, re.I):
-                raise BackendUnavailable(f"{where}: {self._no_logprobs} (HTTP {r.status_code}: {body})")
             if r.status_code == 429 or r.status_code >= 500:
                 err = f"HTTP {r.status_code}: {body}"; continue
-            if _TOO_LONG.search(body):
-                raise ContextLengthError(f"{where}: the server at {self.url} rejected the prompt as too long "
-                                         f"(HTTP {r.status_code}: {body}); PoSh never truncates")
-            raise RuntimeError(f"{where}: the server at {self.url} answered HTTP {r.status_code}: {body}")
-        if unreachable:
-            raise BackendUnavailable(f"cannot reach the judge server at {self.url} for {where} after "
-                                     f"{self.retries + 1} attempt(s) ({err}). {_server_hint()}")
-        raise RuntimeError(f"{where}: the judge server at {self.url} kept failing after {self.retries + 1} attempt(s): {err}")
+            raise _HTTPError(r.status_code, body, where)
+        what = "kept failing" if answered else "did not answer"
+        raise _Exhausted(f"{where}: the judge server at {url} {what} ({err}; {attempt + 1} attempt(s), {deadline:.3g} s "
+                         f"at most per request). Is the server up, and is {self.base_url!r} its URL? {_server_hint()}")
 
+    def _gather(self, jobs: list, timeout: float | None = None, deadline: float | None = None) -> list:
+        "Run the (method, url, payload, where) jobs, at most `max_concurrency` at once; on the first failure cancel the rest."
+        if not jobs: return []
+        timeout, deadline = timeout or self.timeout, deadline or self.deadline
+        async def main():
+            sem, state = asyncio.Semaphore(self.max_concurrency), {'warned': set(), 'failed': False}
+            async with self._client(timeout) as client:
+                async def one(job):
+                    async with sem:
+                        if state['failed']: raise asyncio.CancelledError()   # another request failed: never send this one
+                        try: return await self._send(client, *job, state, timeout, deadline)
+                        except Exception: state['failed'] = True; raise
+                tasks = [asyncio.create_task(one(j)) for j in jobs]
+                try:
+                    done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
+                    failed = [t for t in tasks if t.done() and not t.cancelled() and t.exception() is not None]
+                    if failed: raise failed[0].exception()
+                    return [t.result() for t in tasks]
+                finally:
+                    for t in tasks: t.cancel()
+                    await asyncio.gather(*tasks, return_exceptions=True)
+        return _run_async(main)
+
+    # -- the server, once up front -----------------------------------------------------------------------------------
+    def check(self) -> dict:
+        "Contact the server once (GET /v1/models, at most `check_timeout` s per attempt): the models it serves, its context window and tokenizer endpoint where it has them."
+        t = min(self.check_timeout, self.timeout)
+        models = self._gather([('GET', self.root + '/v1/models', None, 'server check')], timeout=t,
+                              deadline=t * (self.retries + 1) + sum(self.backoff * 2 ** k for k in range(self.retries)))[0]
+        data = [m for m in (models.get('data') or []) if isinstance(m, Mapping)] if isinstance(models, Mapping) else []
+        ids = [str(m.get('id')) for m in data]
+        window = next((m.get('max_model_len') for m in data if str(m.get('id')) == self.model and m.get('max_model_len')), None) \
+            or next((m.get('max_model_len') for m in data if m.get('max_model_len')), None)
+        self.server = {'models': ids, 'max_model_len': window, 'tokenize': self._find_tokenize(t)}
+        if window is None and self.server['tokenize'] == 'llama.cpp':
+            props = self._try('GET', self.root + '/props', None, t)
+            if isinstance(props, Mapping):
+                window = props.get('n_ctx') or (props.get('default_generation_settings') or {}).get('n_ctx')
+                self.server['max_model_len'] = window
+        return self.server
+
+    def _try(self, method, url, payload, timeout):
+        "One attempt; the JSON reply, or None on any error (probing optional endpoints)."
+        try: return self._gather([(method, url, payload, 'probe')], timeout=timeout, deadline=timeout)[0]
+        except (BackendUnavailable, _HTTPError, RuntimeError, ValueError): return None
+
+    def _find_tokenize(self, timeout) -> str | None:
+        "Which tokenize endpoint the server has: 'vllm' (/tokenize, chat-aware), 'llama.cpp' (/tokenize), 'llama-cpp-python' (/extras/tokenize/count) or None."
+        quiet, self.quiet = self.quiet, True
+        try:
+            r = self._try('POST', self.root + '/tokenize', {'model': self.model, 'prompt': 'a'}, timeout)
+            if isinstance(r, Mapping) and 'count' in r: return 'vllm'
+            r = self._try('POST', self.root + '/tokenize', {'content': 'a'}, timeout)
+            if isinstance(r, Mapping) and isinstance(r.get('tokens'), list): return 'llama.cpp'
+            r = self._try('POST', self.root + '/extras/tokenize/count', {'model': self.model, 'input': 'a'}, timeout)
+            if isinstance(r, Mapping) and 'count' in r: return 'llama-cpp-python'
+            return None
+        finally: self.quiet = quiet
+
+    @property
+    def context_window(self) -> int | None:
+        "The context window in tokens: `max_model_len`, else the server's (learned by `check`), else None (unknown)."
+        return self.max_model_len or (self.server or {}).get('max_model_len')
+
+    def count_prompt_tokens(self, contents: list[str]) -> list[int] | None:
+        "Prompt tokens of each user message: exact with a local tokenizer or vLLM's chat-aware /tokenize; the message alone (a lower bound) with llama.cpp's; None when the server cannot count."
+        if self.enc is not None: return [len(self.enc.prompt(c)) for c in contents]
+        if self.server is None: self.check()
+        kind = self.server.get('tokenize')
+        if kind is None: return None
+        if kind == 'vllm':
+            jobs = [('POST', self.root + '/tokenize', {'model': self.model, 'messages': [{'role': 'user', 'content': c}],
+                                                      'add_generation_prompt': True}, f"token count {i}") for i, c in enumerate(contents)]
+        elif kind == 'llama.cpp':
+            jobs = [('POST', self.root + '/tokenize', {'content': c}, f"token count {i}") for i, c in enumerate(contents)]
+        else:
+            jobs = [('POST', self.root + '/extras/tokenize/count', {'model': self.model, 'input': c}, f"token count {i}")
+                    for i, c in enumerate(contents)]
+        return [parse_token_count(r) for r in self._gather(jobs)]
+
+    # -- questions and rewrites --------------------------------------------------------------------------------------
     @property
     def _no_logprobs(self) -> str:
         return (f"the server at {self.url} returned no log-probabilities; llama-cpp-python needs `--logits_all true`, "
                 f"vLLM `--max-logprobs` >= {self.top_k} (its default is 20)")
 
-    def _text(self, content: str, extra: int, where: str) -> str:
+    def _payload(self, content: str, max_tokens: int, where: str, logprobs: bool) -> dict:
+        "The request body of one user message (chat messages, or the locally formatted text in exact-prefix mode)."
+        p = {'model': self.model, 'max_tokens': max_tokens, 'temperature': 0}
+        if self.mode == 'chat':
+            p.update(messages=[{'role': 'user', 'content': content}], chat_template_kwargs={'enable_thinking': False})
+            if logprobs: p.update(logprobs=True, top_logprobs=self.top_k)
+            return p
         text = chat_text(self.tok, content)
         if self.max_model_len:
             n = len(self.enc.encode(text))
-            if n + extra > self.max_model_len:
-                raise ContextLengthError(f"{where}: the prompt has {n} tokens, + {extra} answer token(s) > "
+            if n + max_tokens > self.max_model_len:
+                raise ContextLengthError(f"{where}: the prompt has {n} tokens, + {max_tokens} answer token(s) > "
                                          f"max_model_len {self.max_model_len} of {self.signature}; PoSh never truncates")
-        return text
+        p['prompt'] = text
+        if logprobs: p['logprobs'] = self.top_k
+        return p
 
-    def _score_one(self, where: str, text: str) -> float:
-        payload = {'model': self.model, 'prompt': text, 'max_tokens': 1, 'temperature': 0, 'logprobs': self.top_k}
-        top = parse_top_logprobs(self._post(payload, where))
-        if not top: raise BackendUnavailable(f"{where}: {self._no_logprobs}")
-        return digit_score(top)
-
-    def _generate_one(self, where: str, text: str, max_new_tokens: int) -> str:
-        payload = {'model': self.model, 'prompt': text, 'max_tokens': max_new_tokens, 'temperature': 0}
-        resp = self._post(payload, where)
-        choices = resp.get('choices') or [{}]
-        return str(choices[0].get('text', resp.get('content', ''))).strip()
-
-    def _map(self, fn, *columns):
-        "fn over the rows of `columns` in a thread pool of max_concurrency, in order."
-        if not columns[0]: return []
-        with ThreadPoolExecutor(self.max_concurrency) as ex: return list(ex.map(fn, *columns))
+    def _ask(self, payloads: list[dict], where: list[str]) -> list[dict]:
+        "POST the payloads; HTTP errors become clear exceptions naming the request."
+        try: out = self._gather([('POST', self.url, p, w) for p, w in zip(payloads, where)])
+        except _HTTPError as e:
+            if re.search(r'logprob|logits_all', e.body, re.I):
+                raise BackendUnavailable(f"{e.where}: {self._no_logprobs} (HTTP {e.status}: {e.body})") from None
+            if _TOO_LONG.search(e.body):
+                raise ContextLengthError(f"{e.where}: the server at {self.url} rejected the prompt as too long "
+                                         f"(HTTP {e.status}: {e.body}); PoSh never truncates") from None
+            raise RuntimeError(f"{e.where}: the server at {self.url} answered HTTP {e.status}: {e.body}") from None
+        with self._lock: self.calls += len(out)
+        return out
 
     def score(self, requests: list[JudgeRequest]) -> list[float]:
         "One score in [1, 5] per request, in order."
         requests = _check_requests(requests)
         where = [_where(i, r.pair) for i, r in enumerate(requests)]
-        texts = [self._text(r.content, 1, w) for r, w in zip(requests, where)]  # formatted here, not in the threads
-        return self._map(self._score_one, where, texts)
+        out = []
+        for w, resp in zip(where, self._ask([self._payload(r.content, 1, w, True) for r, w in zip(requests, where)], where)):
+            top = parse_top_logprobs(resp)
+            if not top: raise BackendUnavailable(f"{w}: {self._no_logprobs}")
+            out.append(digit_score(top))
+        return out
 
     def generate(self, prompts: list[str], max_new_tokens: int = 20) -> list[str]:
         "Greedy completion of each prompt (one user message), stripped."
         if isinstance(prompts, str) or not all(isinstance(p, str) for p in prompts):
             raise TypeError("generate() takes a list of strings")
         where = [f"generation prompt {i}" for i in range(len(prompts))]
-        texts = [self._text(p, max_new_tokens, w) for p, w in zip(prompts, where)]
-        return self._map(self._generate_one, where, texts, [max_new_tokens] * len(texts))
+        out = []
+        for resp in self._ask([self._payload(p, max_new_tokens, w, False) for p, w in zip(prompts, where)], where):
+            c = (resp.get('choices') or [{}])[0]
+            text = (c.get('message') or {}).get('content') if self.mode == 'chat' else c.get('text', resp.get('content'))
+            out.append(str(text or '').strip())
+        return out
 
-    def close(self): self.client.close()
+    def close(self): "Nothing to release (each call opens and closes its own connections)."
 
 # %% ../nbs/03_judges.ipynb #c64d88bd
 def free_port() -> int:

@@ -7,9 +7,11 @@ from __future__ import annotations
 import copy, tempfile, time, warnings
 from dataclasses import dataclass
 from .metric import PoSh
+from .scoring import f1_score
 
 # %% auto #0
-__all__ = ['SCORES', 'completion_text', 'check_reward', 'reward_name', 'CallStats', 'PoShReward', 'trainable_copy']
+__all__ = ['SCORES', 'EMPTY_GRAPH_RULES', 'completion_text', 'check_reward', 'reward_name', 'CallStats', 'PoShReward',
+           'trainable_copy']
 
 # %% ../nbs/25_reward.ipynb #7109aab1
 def completion_text(completion, # a string, or a list of chat messages ({'role': ..., 'content': ...})
@@ -67,6 +69,9 @@ class CallStats:
     questions_cached: int         # judge questions answered from the cache
     seconds: float                # wall time of the call
     mean_reward: float
+    no_elements: int = 0          # judged completions whose scene graph has no element (precision 0 under empty_graph='zero')
+
+EMPTY_GRAPH_RULES = ('zero', 'metric')
 
 class PoShReward:
     "PoSh scores of completions against references, as a TRL reward function: `__call__(prompts, completions, **kwargs) -> list[float]`."
@@ -79,8 +84,13 @@ class PoShReward:
                  config:str='embedded',      # PoSh configuration when `metric` is None
                  cache_dir=None,             # PoSh's SQLite cache when `metric` is None; None: a private temporary one
                  log_metrics:bool=True,      # send latency and cache counts to TRL's `log_metric` when it is passed
+                 empty_graph:str='zero',     # a completion whose scene graph has no element: 'zero' -> precision 0 (cannot
+                                             # be gamed); 'metric' -> the paper's precision 1.0
                  **posh_kwargs):             # passed to PoSh when `metric` is None (judge=, batch_size=, ...)
         self.weights = check_reward(reward)
+        if empty_graph not in EMPTY_GRAPH_RULES:
+            raise ValueError(f"empty_graph must be one of {EMPTY_GRAPH_RULES}, not {empty_graph!r}")
+        self.empty_graph = empty_graph
         self.reference_column, self.empty_reward, self.log_metrics = reference_column, float(empty_reward), log_metrics
         self._tmp = None
         if metric is None:
@@ -105,7 +115,8 @@ class PoShReward:
     @property
     def signature(self) -> str:
         "The PoSh signature of the rewards, with what the reward is made of."
-        return f"{self.metric.signature}|reward:" + '+'.join(f"{k}{w:g}" for k, w in self.weights.items())
+        return (f"{self.metric.signature}|reward:" + '+'.join(f"{k}{w:g}" for k, w in self.weights.items()) +
+                f"|empty:{self.empty_graph}")
 
     def references_from(self, kwargs:dict, n:int) -> list:
         "The references of the call, from the keyword argument named `reference_column`."
@@ -118,9 +129,16 @@ class PoShReward:
         if len(refs) != n: raise ValueError(f"{self.__name__}: {n} completions but {len(refs)} values in column {col!r}")
         return refs
 
+    def scores(self, score) -> dict[str, float]:
+        "Precision, recall and F1 of one PoSh PairScore as the reward sees them: with `empty_graph='zero'` an element-less generation has precision (and F1) 0."
+        p, r = score.precision, score.recall
+        if self.empty_graph == 'zero' and score.n_elements == 0: p = 0.0
+        return {'precision': p, 'recall': r, 'f1': f1_score(p, r) if p != score.precision else score.f1}
+
     def combine(self, score) -> float:
         "The reward of one PoSh PairScore."
-        return sum(w * getattr(score, k) for k, w in self.weights.items())
+        s = self.scores(score)
+        return sum(w * s[k] for k, w in self.weights.items())
 
     def __call__(self, prompts=None, completions=None, **kwargs) -> list[float]:
         "One reward per completion; references from `kwargs[reference_column]` (`prompts` are not used: PoSh compares with the reference)."
@@ -134,17 +152,24 @@ class PoShReward:
             scores = self.metric.evaluate([texts[i] for i in keep], [refs[i] for i in keep], ids=[str(i) for i in keep])
             for i, s in zip(keep, scores): rewards[i] = float(self.combine(s))
             stats = self.metric.stats
+            no_el = sum(s.n_elements == 0 for s in scores)
+            if no_el and self.empty_graph == 'metric':
+                warnings.warn(f"{self.__name__}: {no_el} completion(s) without any scene-graph element got precision 1.0 "
+                              "(empty_graph='metric', the paper's rule): a policy can learn to say nothing; "
+                              "empty_graph='zero' (the default) gives them 0")
+        else: no_el = 0
         distinct = {hash(r if isinstance(r, str) else '\x00'.join(r)) for r in (refs[i] for i in keep)}
         seen = len(distinct & self._seen_refs) if self.metric.cache is not None else 0
         self._seen_refs |= distinct
         st = CallStats(call=len(self.log) + 1, completions=len(texts), empty=len(texts) - len(keep), references=len(distinct),
                        reference_graphs_cached=seen, pairs_cached=stats.get('pairs_cached', 0),
                        questions_asked=stats.get('judge_calls', 0), questions_cached=stats.get('questions_cached', 0),
-                       seconds=time.perf_counter() - t0, mean_reward=sum(rewards) / max(len(rewards), 1))
+                       seconds=time.perf_counter() - t0, mean_reward=sum(rewards) / max(len(rewards), 1),
+                       no_elements=no_el)
         self.log.append(st)
         log_metric = kwargs.get('log_metric')
         if self.log_metrics and callable(log_metric):
-            for k in ('seconds', 'questions_asked', 'questions_cached', 'reference_graphs_cached', 'pairs_cached'):
+            for k in ('seconds', 'questions_asked', 'questions_cached', 'reference_graphs_cached', 'pairs_cached', 'no_elements'):
                 log_metric(f"{self.__name__}/{k}", float(getattr(st, k)))
         return rewards
 

@@ -4,14 +4,15 @@
 
 # %% ../nbs/04_scoring.ipynb #a683e436
 from __future__ import annotations
-import html, math
+import html, math, string
 from dataclasses import dataclass, field, asdict
 from .graphs import SceneGraph, Span
 from .templates import Element, Prompts, plan_questions
 
 # %% auto #0
-__all__ = ['KINDS', 'drive', 'mean_score', 'coarse', 'f1_score', 'check_weights', 'PairScore', 'pair_score', 'join_references',
-           'score_graphs', 'scores_frame', 'elements_frame', 'element_record', 'highlight_html', 'worst']
+__all__ = ['KINDS', 'MISTAKE_RGB', 'OMISSION_RGB', 'drive', 'mean_score', 'coarse', 'f1_score', 'check_weights', 'PairScore',
+           'pair_score', 'join_references', 'score_graphs', 'prompt_floor', 'judge_token_counter', 'check_lengths',
+           'scores_frame', 'elements_frame', 'element_record', 'highlight_legend', 'highlight_html', 'worst']
 
 # %% ../nbs/04_scoring.ipynb #d5b48792
 def drive(plans:list, judge) -> list[list[Element]]:
@@ -74,9 +75,10 @@ class PairScore:
     signature: str = ''
     elements: list[Element]|None = None  # precision elements (from the generation), then recall elements
     recalls: list[float] = field(default_factory=list)  # recall against each reference
+    n_elements: int|None = None  # elements of the generation's graph; 0: precision is 1.0 by the paper's rule
 
     def coarse(self) -> dict: return {'id': self.id, 'precision': self.precision, 'recall': self.recall, 'f1': self.f1,
-                                      'signature': self.signature}
+                                      'n_elements': self.n_elements, 'signature': self.signature}
 
 def pair_score(prec:list[Element], recs:list[list[Element]], weights:dict|None=None, id=None, signature='',
                granular:bool=False) -> PairScore:
@@ -90,7 +92,7 @@ def pair_score(prec:list[Element], recs:list[list[Element]], weights:dict|None=N
         for k, rl in enumerate(recs):
             for e in rl: e.reference = k
             els += rl
-    return PairScore(p, r, f1_score(p, r), id, signature, els, rs)
+    return PairScore(p, r, f1_score(p, r), id, signature, els, rs, len(prec))
 
 # %% ../nbs/04_scoring.ipynb #0ad5810c
 def join_references(refs:list[str]) -> str: return '\n\n'.join(refs)
@@ -120,6 +122,51 @@ def score_graphs(gen_graphs:list[SceneGraph],        # one graph per generation
         else: recs[i][k] = els
     return [pair_score(prec[i], recs[i], weights, ids[i], signature, granular) for i in range(len(gen_graphs))]
 
+# %% ../nbs/04_scoring.ipynb #d1c0820e
+def prompt_floor(prompts:Prompts, generation:str, references:list[str]|str) -> list[str]:
+    "The shortest user message PoSh can send for a pair, per direction (precision, then recall per reference): the prefix and the shortest question with empty fields."
+    refs = [references] if isinstance(references, str) else list(references)
+    def shortest(direction):
+        qs = []
+        for kind, tpl in prompts.questions[direction].items():
+            fields = {f: '' for _, f, _, _ in string.Formatter().parse(tpl) if f}
+            qs.append(prompts.question(direction, kind, **fields))
+        return min(qs, key=len)
+    out = [prompts.prefix('precision', target=join_references(refs), source=generation) + '\n\n' + shortest('precision')]
+    out += [prompts.prefix('recall', target=generation, source=r) + '\n\n' + shortest('recall') for r in refs]
+    return out
+
+def judge_token_counter(judge):
+    "(count, window) of a judge: `count(messages) -> token counts` and its context window; None when it has neither (e.g. a judge that reads no prompt)."
+    j = getattr(judge, 'judge', judge)   # a posh.metric.CachedJudge: the backend judge behind it
+    window = getattr(j, 'context_window', None) or getattr(j, 'window', None) or getattr(j, 'max_model_len', None)
+    if not window: return None
+    if callable(getattr(j, 'count_prompt_tokens', None)): return j.count_prompt_tokens, int(window)
+    enc = getattr(j, 'enc', None)
+    if enc is None or not hasattr(enc, 'prompt'): return None
+    return (lambda messages: [len(enc.prompt(m)) for m in messages]), int(window)
+
+def check_lengths(judge, prompts:Prompts, generations:list[str], references:list,
+                  ids:list|None=None) -> list[str|None]:
+    "Per pair, None or an error saying that its prompts cannot fit the judge's context window (from `prompt_floor`)."
+    counter = judge_token_counter(judge)
+    if counter is None: return [None] * len(generations)
+    count, window = counter
+    ids = ids if ids is not None else [str(i) for i in range(len(generations))]
+    floors = [prompt_floor(prompts, g, r) for g, r in zip(generations, references)]
+    counts = count([f for fl in floors for f in fl])   # one call for all pairs (a server counts them concurrently)
+    if counts is None: return [None] * len(generations)
+    out, k = [], 0
+    for pid, fl in zip(ids, floors):
+        n, k = counts[k:k + len(fl)], k + len(fl)
+        worst_n = None if any(x is None for x in n) else max(n)
+        out.append(None if worst_n is None or worst_n + 1 <= window else
+                   f"pair {pid!r}: its prompts have at least {worst_n} tokens (+1 answer token) > the context window of "
+                   f"{window} tokens of the judge; PoSh never truncates: shorten the descriptions or use a judge with a "
+                   "longer window")
+    return out
+
+
 # %% ../nbs/04_scoring.ipynb #b53adf97
 def scores_frame(scores:list[PairScore]):
     "Coarse scores as a DataFrame: one row per pair."
@@ -138,13 +185,17 @@ def elements_frame(scores:list[PairScore]):
                          'spans': [(sp.start, sp.end) for sp in e.spans], 'span_texts': [sp.text for sp in e.spans]})
     return pd.DataFrame(rows)
 
-def element_record(e:Element) -> dict:
-    "One element as a JSON-able dict (for `posh score --granular`)."
-    return {'direction': e.direction, 'reference': e.reference, 'kind': e.kind, 'text': e.text,
-            'identifier': e.identifier, 'question': e.question, 'score': e.score, 'present': e.present,
-            'asked': e.asked, 'spans': [{'text': s.text, 'start': s.start, 'end': s.end} for s in e.spans]}
+def element_record(e:Element, question:bool=True) -> dict:
+    "One element as a JSON-able dict (for `posh score --granular`); `question=False` leaves out the prompt text."
+    rec = {'direction': e.direction, 'reference': e.reference, 'kind': e.kind, 'text': e.text,
+           'identifier': e.identifier, 'question': e.question, 'score': e.score, 'present': e.present,
+           'asked': e.asked, 'spans': [{'text': s.text, 'start': s.start, 'end': s.end} for s in e.spans]}
+    if not question: del rec['question']
+    return rec
 
 # %% ../nbs/04_scoring.ipynb #beb3fbd2
+def _alpha(score:float) -> float: return 0.15 + 0.75 * (5 - score) / 4   # shade of a span: darker for lower scores
+
 def _marked(text:str, elements:list[Element], below:float, rgb:str) -> str:
     "HTML of `text` with the spans of `elements` scoring below `below` shaded by score."
     cover = [[] for _ in text]
@@ -159,27 +210,43 @@ def _marked(text:str, elements:list[Element], below:float, rgb:str) -> str:
         seg = html.escape(text[c:d])
         if cover[c]:
             low = min(e.score for e in cover[c])
-            alpha = 0.15 + 0.75 * (5 - low) / 4
             tip = html.escape('\n'.join(f"{e.score:.2f} {e.kind} '{e.text}': {e.question.splitlines()[0] if e.question else 'not asked (entity absent)'}"
                                         for e in cover[c]), quote=True)
-            seg = f'<span style="background:rgba({rgb},{alpha:.2f})" title="{tip}">{seg}</span>'
+            seg = f'<span style="background:rgba({rgb},{_alpha(low):.2f})" title="{tip}">{seg}</span>'
         out.append(seg); c = d
     return ''.join(out)
 
-def highlight_html(score:PairScore, generation:str, references:list[str]|str, below:float=3.0) -> str:
-    "HTML: mistakes marked in the generation, omissions in each reference (needs granular scores)."
+MISTAKE_RGB, OMISSION_RGB = '220,38,38', '37,99,235'
+
+def highlight_legend(below:float=3.0) -> str:
+    "HTML legend of the highlight view: the two colours, the shading scale and what is marked."
+    def swatch(rgb, score, label):
+        return f'<span style="background:rgba({rgb},{_alpha(score):.2f});padding:0 .3em">{label}</span>'
+    return ('<p class="posh-legend" style="font-size:small;color:#333">'
+            f'{swatch(MISTAKE_RGB, 1, "mistake")} a generation element the reference does not support · '
+            f'{swatch(OMISSION_RGB, 1, "omission")} a reference element the generation does not cover. '
+            f'Marked: elements scoring below {below:g} on the judge\'s 1-5 scale; darker = lower '
+            f'({swatch(MISTAKE_RGB, 1, "1")} absent, {swatch(MISTAKE_RGB, min(below, 5) - 0.5, f"{min(below, 5) - 0.5:g}")}); '
+            'hover a marked span for its question and score. Scores: precision, recall and F1 in [0.2, 1].</p>')
+
+def highlight_html(score:PairScore, generation:str, references:list[str]|str, below:float=3.0,
+                   legend:bool=True) -> str:
+    "HTML: the pair id, its scores, a colour legend, mistakes marked in the generation and omissions in each reference (needs granular scores)."
     if score.elements is None: raise ValueError("highlight_html needs granular scores: evaluate(..., granular=True)")
     refs = [references] if isinstance(references, str) else list(references)
     prec = [e for e in score.elements if e.direction == 'precision']
+    n = '' if score.n_elements is None else f' · {score.n_elements} generation elements'
     parts = [f'<div class="posh-pair" style="font-family:sans-serif;max-width:60em">',
-             f'<h4>{html.escape(str(score.id or ""))} precision {score.precision:.3f} · recall {score.recall:.3f} · '
-             f'f1 {score.f1:.3f}</h4>',
-             f'<p><b>Generation</b> (mistakes: elements scoring below {below})</p>',
-             f'<p style="line-height:1.7">{_marked(generation, prec, below, "220,38,38")}</p>']
+             f'<h4 class="posh-id" style="margin-bottom:.2em">pair {html.escape(str(score.id or ""))}</h4>',
+             f'<p class="posh-scores" style="margin-top:0">precision <b>{score.precision:.3f}</b> · recall '
+             f'<b>{score.recall:.3f}</b> · f1 <b>{score.f1:.3f}</b>{n}</p>']
+    if legend: parts.append(highlight_legend(below))
+    parts += [f'<p><b>Generation</b> (mistakes: elements scoring below {below:g})</p>',
+              f'<p style="line-height:1.7">{_marked(generation, prec, below, MISTAKE_RGB)}</p>']
     for k, ref in enumerate(refs):
         rec = [e for e in score.elements if e.direction == 'recall' and (e.reference or 0) == k]
         parts += [f'<p><b>Reference{" " + str(k + 1) if len(refs) > 1 else ""}</b> (omissions)</p>',
-                  f'<p style="line-height:1.7">{_marked(ref, rec, below, "37,99,235")}</p>']
+                  f'<p style="line-height:1.7">{_marked(ref, rec, below, OMISSION_RGB)}</p>']
     parts.append(f'<p style="color:#666;font-size:small">{html.escape(score.signature)}</p></div>')
     return '\n'.join(parts)
 
