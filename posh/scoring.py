@@ -128,7 +128,8 @@ def prompt_floor(prompts:Prompts, generation:str, references:list[str]|str) -> l
     refs = [references] if isinstance(references, str) else list(references)
     def shortest(direction):
         qs = []
-        for kind, tpl in prompts.questions[direction].items():
+        for kind in KINDS:
+            tpl = prompts.directions[direction][kind]
             fields = {f: '' for _, f, _, _ in string.Formatter().parse(tpl) if f}
             qs.append(prompts.question(direction, kind, **fields))
         return min(qs, key=len)
