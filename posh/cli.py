@@ -151,7 +151,7 @@ def cmd_demo(args) -> int:
     from posh.scoring import worst
     pairs = example_pairs()[:args.pairs]
     metric = _metric(args)
-    print(f"PoSh, embedded configuration (a 135M judge: a demonstration, not the paper's numbers)\n{metric.signature}\n")
+    print(f"PoSh, {metric.config} configuration (judge {metric.judge.signature}: a demonstration, not the paper's numbers)\n{metric.signature}\n")
     res = metric.evaluate([p['generation'] for p in pairs], [p['reference'] for p in pairs], granular=True,
                           ids=[p['id'] for p in pairs])
     for p, s in zip(pairs, res):
