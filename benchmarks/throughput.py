@@ -1,62 +1,80 @@
-"""PoSh throughput with the embedded judge, with and without prefix reuse, side by side.
+"""PoSh throughput per IIW-400 pair: the embedded default judge against the previous default (SmolLM2), side by side.
 
-On N IIW-400 pairs (default 5), each mode in its own process (so peak memory is its own): questions per pair,
-seconds per pair, questions per second, peak resident memory; then the ratio. No cache: every question is asked.
-Usage: .venv/bin/python benchmarks/throughput.py [--pairs 5] [--threads 2] [--excerpt 0]
-  --excerpt N  use the first N sentences of each description (0: whole descriptions)
+Each judge runs in its own process (so peak memory is its own) on the same whole IIW-400 pairs, with no cache: every
+question is asked. Scene graphs are extracted before the timed part (both configurations extract the same graphs;
+their time is printed apart), so the ratio compares the judges. Model loading and a one-pair warm-up are not timed.
+Usage: .venv/bin/python benchmarks/throughput.py [--pairs 3] [--embedded-pairs 20] [--threads 2] [--repeats 3]
+  --pairs N           pairs scored by every judge (SmolLM2 takes about half a minute per pair)
+  --embedded-pairs M  pairs scored by the embedded default in a second, larger row (0: none)
+  --judges A,B        judge specs compared (default: embedding:all-MiniLM-L6-v2,transformers:smollm2)
 """
-import argparse, json, os, re, resource, subprocess, sys, time
+import argparse, json, os, resource, subprocess, sys, time
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent.parent / 'data/iiw400/p5b_vs_human_sxs.jsonl'
 
-def excerpt(text, n):
-    return text if n <= 0 else ' '.join(re.split(r'(?<=[.!?])\s+', text.strip())[:n])
 
 def worker(a):
-    "Score the pairs in one mode and print one JSON line of measurements."
+    "Score the pairs with one judge `a.repeats` times (a fresh PoSh and judge each time); print one JSON line."
     import torch
     torch.set_num_threads(a.threads)
     from posh import PoSh
-    rows = [json.loads(l) for l in open(DATA)][:a.pairs]
-    gens = [excerpt(r['generation'], a.excerpt) for r in rows]
-    refs = [excerpt(r['reference'], a.excerpt) for r in rows]
-    metric = PoSh('embedded', judge_kwargs={'prefix_reuse': bool(a.prefix_reuse)}, batch_size=1)
-    t0 = time.perf_counter(); metric.judge.judge; load = time.perf_counter() - t0
-    metric.graphs(gens + refs)  # parse outside the timed part: this measures the judge
-    t0 = time.perf_counter()
-    scores = metric.evaluate(gens, refs)
-    secs = time.perf_counter() - t0
-    print(json.dumps({'prefix_reuse': bool(a.prefix_reuse), 'pairs': len(rows), 'questions': metric.judge.calls,
-                      'seconds': secs, 'load_seconds': load, 'peak_rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-                      'f1': [s.f1 for s in scores], 'signature': metric.signature}))
+    rows = [json.loads(l) for l in open(DATA)]
+    warm, rows = rows[-1], rows[:a.pairs]   # the warm-up pair is not among the timed ones
+    gens, refs = [r['generation'] for r in rows], [r['reference'] for r in rows]
+    runs = []
+    for _ in range(a.repeats):
+        metric = PoSh('embedded', judge=a.judge, batch_size=1)
+        t0 = time.perf_counter(); metric.judge.judge; load = time.perf_counter() - t0
+        t0 = time.perf_counter(); metric.graphs(gens + refs); parse = time.perf_counter() - t0
+        metric.evaluate([warm['generation']], [warm['reference']])
+        calls0 = metric.judge.calls
+        t0 = time.perf_counter()
+        scores = metric.evaluate(gens, refs)
+        runs.append(time.perf_counter() - t0)
+    print(json.dumps({'judge': a.judge, 'pairs': len(rows), 'questions': metric.judge.calls - calls0, 'runs': runs,
+                      'seconds': sorted(runs)[len(runs) // 2], 'parse_seconds': parse, 'load_seconds': load,
+                      'f1': [s.f1 for s in scores], 'peak_rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                      'signature': metric.signature}))
+
+
+def run(judge, pairs, threads, repeats):
+    cmd = [sys.executable, __file__, '--worker', '--judge', judge, '--pairs', str(pairs), '--threads', str(threads),
+           '--repeats', str(repeats)]
+    out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, 'OMP_NUM_THREADS': str(threads)})
+    if out.returncode: sys.exit(f"{judge}: {out.stderr[-3000:]}")
+    return json.loads(out.stdout.strip().splitlines()[-1])
+
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument('--pairs', type=int, default=5)
+    ap.add_argument('--pairs', type=int, default=3)
+    ap.add_argument('--embedded-pairs', type=int, default=20)
     ap.add_argument('--threads', type=int, default=2)
-    ap.add_argument('--excerpt', type=int, default=0)
+    ap.add_argument('--judges', default='embedding:all-MiniLM-L6-v2,transformers:smollm2')
+    ap.add_argument('--repeats', type=int, default=3, help='timed runs of the fast judges (median reported); SmolLM2: 1')
     ap.add_argument('--worker', action='store_true')
-    ap.add_argument('--prefix-reuse', type=int, default=1)
+    ap.add_argument('--judge', default=None)
     a = ap.parse_args()
     if a.worker: return worker(a)
-    res = []
-    for mode in (1, 0):
-        cmd = [sys.executable, __file__, '--worker', '--prefix-reuse', str(mode), '--pairs', str(a.pairs),
-               '--threads', str(a.threads), '--excerpt', str(a.excerpt)]
-        out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, 'OMP_NUM_THREADS': str(a.threads)})
-        if out.returncode: sys.exit(out.stderr[-3000:])
-        res.append(json.loads(out.stdout.strip().splitlines()[-1]))
-    print(f"{res[0]['signature']}\n{a.pairs} IIW-400 pairs ({'whole descriptions' if a.excerpt <= 0 else f'first {a.excerpt} sentences'}), "
-          f"{a.threads} thread(s), no cache; model load {res[0]['load_seconds']:.0f}s not counted\n")
-    print("| mode | questions/pair | s/pair | questions/s | peak RSS (MB) |")
-    print("|---|---|---|---|---|")
+    specs = [s.strip() for s in a.judges.split(',') if s.strip()]
+    reps = lambda j: 1 if j.startswith('transformers') else a.repeats   # an LLM run takes minutes: timed once
+    res = [run(j, a.pairs, a.threads, reps(j)) for j in specs]
+    if a.embedded_pairs > a.pairs: res.append(run(specs[0], a.embedded_pairs, a.threads, reps(specs[0])))
+    print(f"IIW-400 pairs (whole descriptions), {a.threads} thread(s), no cache; graphs extracted before timing; "
+          f"model load and one warm-up pair not counted; s/pair is the median of the timed runs (fast judges: "
+          f"{a.repeats} runs, each with a fresh judge and caches; LLM judges: 1 run)\n")
+    print("| judge | pairs | questions/pair | s/pair (judge) | runs (s/pair) | s/pair (graphs) | questions/s | peak RSS (MB) | mean F1 |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for r in res:
-        name = 'prefix reuse' if r['prefix_reuse'] else 'per-question prefill'
-        print(f"| {name} | {r['questions'] / r['pairs']:.0f} | {r['seconds'] / r['pairs']:.1f} | "
-              f"{r['questions'] / r['seconds']:.2f} | {r['peak_rss_mb']:.0f} |")
-    print(f"\nspeed-up of prefix reuse: {res[1]['seconds'] / res[0]['seconds']:.2f}x "
-          f"(same questions: {res[0]['questions'] == res[1]['questions']}; "
-          f"max |f1 difference| {max(abs(x - y) for x, y in zip(res[0]['f1'], res[1]['f1'])):.2e})")
+        runs = ', '.join(f"{x / r['pairs']:.2f}" for x in r['runs'])
+        print(f"| `{r['signature'].split('|judge:')[1].split('|')[0]}` | {r['pairs']} | {r['questions'] / r['pairs']:.0f} | "
+              f"{r['seconds'] / r['pairs']:.2f} | {runs} | {r['parse_seconds'] / r['pairs']:.2f} | "
+              f"{r['questions'] / r['seconds']:.1f} | {r['peak_rss_mb']:.0f} | {sum(r['f1']) / len(r['f1']):.3f} |")
+    base, new = res[1], res[0]
+    print(f"\nspeed-up of `{specs[0]}` over `{specs[1]}` per pair, same {a.pairs} pairs: "
+          f"{(base['seconds'] / base['pairs']) / (new['seconds'] / new['pairs']):.0f}x")
+    for r in res: print(f"  {r['signature']}")
+
 
 if __name__ == '__main__': main()

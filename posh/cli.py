@@ -363,8 +363,7 @@ def cmd_demo(args) -> int:
     pairs = example_pairs()[:args.pairs]
     metric = _metric(args)
     ready_judge(metric)
-    print(f"PoSh, {args.config} configuration" + (" (a small CPU judge: a demonstration, not the paper's numbers)"
-                                                  if args.config == 'embedded' else '') + f"\n{metric.signature}\n")
+    print(f"PoSh, {metric.config} configuration (judge {metric.judge.signature}: a demonstration, not the paper's numbers)\n{metric.signature}\n")
     res = metric.evaluate([p['generation'] for p in pairs], [p['reference'] for p in pairs], granular=True,
                           ids=[p['id'] for p in pairs])
     for p, s in zip(pairs, res):

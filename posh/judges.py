@@ -24,12 +24,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # %% auto #0
-__all__ = ['EMBEDDED_GGUF', 'EMBEDDED_INSTALL', 'PAPER_JUDGE', 'VLLM_ENV', 'TRUNCATE_MODES', 'BACKENDS', 'QuestionFields',
-           'JudgeRequest', 'ContextLengthError', 'BackendUnavailable', 'answer_digit', 'answer_digits', 'digit_score',
-           'embedded_gguf_path', 'chat_text', 'chat_head', 'ChatEncoder', 'model_short_name', 'Judge',
-           'resolve_model_source', 'load_tokenizer', 'TransformersJudge', 'vllm_environment', 'fit_prompt', 'VLLMJudge',
-           'parse_top_logprobs', 'completions_url', 'server_root', 'parse_token_count', 'OpenAIJudge', 'free_port',
-           'LlamaCppServer', 'parse_judge_spec', 'make_judge']
+__all__ = ['EMBEDDED_GGUF', 'EMBEDDED_INSTALL', 'PAPER_JUDGE', 'VLLM_ENV', 'TRUNCATE_MODES', 'BACKENDS', 'LAZY_BACKENDS',
+           'MODEL_ALIASES', 'QuestionFields', 'JudgeRequest', 'ContextLengthError', 'BackendUnavailable',
+           'answer_digit', 'answer_digits', 'digit_score', 'embedded_gguf_path', 'chat_text', 'chat_head',
+           'ChatEncoder', 'model_short_name', 'Judge', 'resolve_model_source', 'load_tokenizer', 'TransformersJudge',
+           'vllm_environment', 'fit_prompt', 'VLLMJudge', 'parse_top_logprobs', 'completions_url', 'server_root',
+           'parse_token_count', 'OpenAIJudge', 'free_port', 'LlamaCppServer', 'backend_class', 'parse_judge_spec',
+           'make_judge']
 
 # %% ../nbs/03_judges.ipynb #7c088256
 @dataclass(frozen=True)
@@ -894,7 +895,18 @@ class LlamaCppServer:
 
 # %% ../nbs/03_judges.ipynb #3a095caf
 BACKENDS = {'transformers': TransformersJudge, 'vllm': VLLMJudge, 'openai': OpenAIJudge}
-_DEFAULT_MODELS = {'transformers': None, 'vllm': PAPER_JUDGE}
+LAZY_BACKENDS = {'embedding': ('posh.embedding_judge', 'EmbeddingJudge')}  # imported on first use (no import cycle)
+_DEFAULT_MODELS = {'transformers': None, 'vllm': PAPER_JUDGE, 'embedding': 'all-MiniLM-L6-v2'}
+MODEL_ALIASES = {'transformers': {'smollm2': None}}  # 'transformers:smollm2' is the embedded SmolLM2 GGUF
+
+def backend_class(backend: str) -> type:
+    "The Judge class of a backend name (lazy backends are imported here)."
+    if backend in BACKENDS: return BACKENDS[backend]
+    if backend in LAZY_BACKENDS:
+        import importlib
+        module, name = LAZY_BACKENDS[backend]
+        return getattr(importlib.import_module(module), name)
+    raise ValueError(f"unknown judge backend {backend!r}: choose one of {sorted(BACKENDS) + sorted(LAZY_BACKENDS)}")
 
 def parse_judge_spec(spec: str | None) -> tuple[str, str | None]:
     "(backend, model) of a 'BACKEND:MODEL' spec; model None means the backend's default."
@@ -902,17 +914,21 @@ def parse_judge_spec(spec: str | None) -> tuple[str, str | None]:
     if not isinstance(spec, str): raise TypeError(f"judge spec must be a string like 'transformers:MODEL', got {spec!r}")
     backend, sep, model = spec.strip().partition(':')
     backend, model = backend.strip().lower(), model.strip()
-    usage = ("use 'transformers:<hub id | folder | .gguf path>', 'vllm:<hub id | folder>' or "
-             "'openai:<model name>' (with base_url=); a bare 'transformers' is the embedded default")
-    if backend not in BACKENDS: raise ValueError(f"unknown judge backend {backend!r} in {spec!r}: {usage}")
+    usage = ("use 'transformers:<hub id | folder | .gguf path>' ('transformers:smollm2': the embedded GGUF), "
+             "'vllm:<hub id | folder>', 'openai:<model name>' (with base_url=) or 'embedding:<sentence-transformers "
+             "model>'; a bare 'embedding' is the embedded configuration's judge")
+    if backend not in BACKENDS and backend not in LAZY_BACKENDS:
+        raise ValueError(f"unknown judge backend {backend!r} in {spec!r}: {usage}")
+    if model.lower() in MODEL_ALIASES.get(backend, {}): return backend, MODEL_ALIASES[backend][model.lower()]
     if not model:
         if backend in _DEFAULT_MODELS: return backend, _DEFAULT_MODELS[backend]
         raise ValueError(f"judge spec {spec!r} names no model: {usage}")
     return backend, model
 
-def make_judge(spec: str | None = None, # "BACKEND:MODEL"; None -> the embedded default (transformers + SmolLM2 GGUF)
+def make_judge(spec: str | None = None, # "BACKEND:MODEL"; None -> the embedded LLM (transformers + SmolLM2 GGUF)
                **kwargs) -> Judge:      # passed to the backend's constructor
     "A judge by name."
     backend, model = parse_judge_spec(spec)
     if backend == 'vllm' and model is None: model = PAPER_JUDGE
-    return BACKENDS[backend](model, **kwargs) if model is not None else BACKENDS[backend](**kwargs)
+    cls = backend_class(backend)
+    return cls(model, **kwargs) if model is not None else cls(**kwargs)

@@ -11,7 +11,8 @@ import posh
 from .graphs import GraphExtractor, SceneGraph, Span, get_rules
 from .templates import Element, load_prompts
 from .scoring import score_graphs, PairScore, check_weights, scores_frame, elements_frame
-from .judges import BACKENDS, make_judge, parse_judge_spec, embedded_gguf_path, model_short_name, Judge
+from collections import OrderedDict
+from .judges import BACKENDS, make_judge, parse_judge_spec, embedded_gguf_path, model_short_name, Judge, backend_class
 
 # %% auto #0
 __all__ = ['CONFIGS', 'judge_can_rewrite', 'judge_signature', 'content_key', 'Cache', 'CachedJudge', 'check_pairs',
@@ -19,20 +20,24 @@ __all__ = ['CONFIGS', 'judge_can_rewrite', 'judge_signature', 'content_key', 'Ca
 
 # %% ../nbs/05_posh.ipynb #0dc476d5
 CONFIGS = {
-    'embedded': dict(parser='en_core_web_sm', coref='rules', rules='v2', judge='transformers', threshold=2.0),
+    'embedded': dict(parser='en_core_web_sm', coref='rules', rules='v2', judge='embedding:all-MiniLM-L6-v2',
+                     threshold=2.0),  # the judge: nbs/03a
     'paper': dict(parser='en_core_web_trf', coref='maverick', rules='reference', judge='vllm:Qwen/Qwen3-14B',
                   threshold=2.0),
 }
 
 def judge_can_rewrite(judge) -> bool:
     "Whether a judge (object or spec string) can generate the identifier rewrites; if not, PoSh uses the rule."
-    if isinstance(judge, str) or judge is None: return BACKENDS[parse_judge_spec(judge)[0]].can_rewrite
+    if isinstance(judge, str) or judge is None: return backend_class(parse_judge_spec(judge)[0]).can_rewrite
     return getattr(judge, 'can_rewrite', True)
 
-def judge_signature(judge) -> str:
-    "`backend:model` of a judge object or spec string, without loading the model."
+def judge_signature(judge, judge_kwargs:dict|None=None) -> str:
+    "`backend:model` of a judge object or spec string (with its constructor arguments), without loading the model."
     if isinstance(judge, Judge) or hasattr(judge, 'signature'): return judge.signature
     backend, model = parse_judge_spec(judge)
+    cls = backend_class(backend)
+    if hasattr(cls, 'signature_for'):  # backends whose signature carries more than the model (embedding: calibration)
+        return cls.signature_for(model, **{k: v for k, v in (judge_kwargs or {}).items() if k == 'calibration'})
     if model is None and backend == 'transformers': return f"transformers:{embedded_gguf_path().name}"
     return f"{backend}:{model_short_name(model)}"
 
@@ -173,13 +178,18 @@ class PoSh:
         self._extractor = None
         exact = ':exact' if self.judge_kwargs.get('exact') else ''
         trunc = f":truncate={self.judge_kwargs['truncate']}" if self.judge_kwargs.get('truncate') else ''
-        self.judge = CachedJudge(self._make_judge, judge_signature(self.judge_spec) + exact + trunc, self.cache)
+        self.judge = CachedJudge(self._make_judge, judge_signature(self.judge_spec, self.judge_kwargs) + exact + trunc, self.cache)
+        spec_class = backend_class(parse_judge_spec(self.judge_spec)[0]) if isinstance(self.judge_spec, str) else self.judge_spec
+        self.score_mode = getattr(spec_class, 'score_mode', None) or ('exact' if self.judge.signature.endswith(':exact') else 'top20')  # how answers become scores
+        self._recent = OrderedDict()  # graphs of the latest texts (content key -> dict), so no text is parsed twice
         self.rewrite = 'llm' if judge_can_rewrite(self.judge_spec) else 'rule'
         self.stats = {}
 
     def _make_judge(self):
-        if not isinstance(self.judge_spec, str): return self.judge_spec
-        return make_judge(None if self.judge_spec == 'transformers' else self.judge_spec, **self.judge_kwargs)
+        j = self.judge_spec if not isinstance(self.judge_spec, str) else \
+            make_judge(None if self.judge_spec == 'transformers' else self.judge_spec, **self.judge_kwargs)
+        if hasattr(j, 'use_graphs'): j.use_graphs(self.graphs)  # a judge that reads target graphs gets PoSh's own
+        return j
 
     @property
     def extractor(self) -> GraphExtractor:
@@ -192,19 +202,22 @@ class PoSh:
         w = 'none' if self.weights is None else ','.join(f"{k[0]}{v:g}" for k, v in self.weights.items())
         return (f"posh:{posh.__version__}|parser:{self.parser}|coref:{self.coref}|graphs:{self.rules}|judge:{self.judge.signature}|"
                 f"threshold:{self.threshold:g}|prompts:{self.prompts.version}|"
-                f"score:{'exact' if self.judge.signature.endswith(':exact') else 'top20'}|weights:{w}|refs:joined+mean"
+                f"score:{self.score_mode}|weights:{w}|refs:joined+mean"
                 + ('|rewrite:rule' if self.rewrite == 'rule' else ''))
 
     def graphs(self, texts:list[str]) -> list[SceneGraph]:
         "Scene graphs of `texts` (cached by text, parser, coreference, rule set and package version)."
         keys = [content_key(posh.__version__, self.parser, self.coref, self.rules, t) for t in texts]
-        found = self.cache.get_many('graph', keys) if self.cache else {}
+        found = {k: self._recent[k] for k in keys if k in self._recent}
+        if self.cache and len(found) < len(set(keys)): found.update(self.cache.get_many('graph', [k for k in keys if k not in found]))
         todo = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
         if todo:
             new = {content_key(posh.__version__, self.parser, self.coref, self.rules, t): g.to_dict()
                    for t, g in zip(todo, self.extractor(todo))}
             if self.cache: self.cache.put_many('graph', new)
             found.update(new)
+        for k in keys: self._recent[k] = found[k]; self._recent.move_to_end(k)
+        while len(self._recent) > 512: self._recent.popitem(last=False)
         return [SceneGraph.from_dict(found[k]) for k in keys]
 
     def evaluate(self, generations:list[str], references:list, granular:bool=False, ids:list|None=None) -> list[PairScore]:

@@ -193,7 +193,7 @@ def test_caparena(tmp_path):
     check_png(figs/'22_caparena_fixture-embedded_elo.png')
 
 
-def check_iiw(out, n):
+def check_iiw(out, n, llm=True):
     table, per = pd.read_csv(out/'iiw400.csv'), pd.read_csv(out/'per_pair.csv')
     iiw = [json.loads(l) for l in (ROOT/'data'/'iiw400'/'p5b_vs_human_sxs.jsonl').read_text().splitlines()]
     assert len(per) == n and list(per.id) == [r['id'] for r in iiw[:n]]
@@ -208,15 +208,17 @@ def check_iiw(out, n):
         assert row.n == ok.sum() and row.failed == (~ok).sum()
         rho, tau = spearman_kendall(x[ok], per[f'sxs_{row.dimension}'][ok])
         assert close(row.rho, rho) and close(row.tau, tau), (row.metric, row.dimension)
-    assert {'PoSh', 'length', 'bleu4', 'rougeL', 'meteor', 'cider', 'llm_judge'} <= set(table.metric)
+    assert {'PoSh', 'length', 'bleu4', 'rougeL', 'meteor', 'cider'} | ({'llm_judge'} if llm else set()) <= set(table.metric)
     md = (out/'iiw400.md').read_text()
-    assert f'SUBSET: {n} of 100 pairs' in md.splitlines()[0] and table.signature[0] in md
+    assert (f'SUBSET: {n} of 100 pairs' if n < 100 else 'all pairs, whole descriptions') in md.splitlines()[0]
+    assert table.signature[0] in md
     return table
 
 
 def test_iiw400(tmp_path):
     out, figs = run_notebook('24_iiw400', tmp_path)
-    check_iiw(out, 6)                                                        # the default: 6 pairs
-    check_png(figs/'24_iiw400_iiw400-first6-2sent-embedded_spearman.png')
-    out3, _ = run_notebook('24_iiw400', tmp_path/'three', limit=3)           # the `limit` parameter path
+    check_iiw(out, 100, llm=False)             # the default: the full report (100 pairs), LLM-judge baseline off
+    check_png(figs/'24_iiw400_iiw400-embedded_spearman.png')
+    out3, _ = run_notebook('24_iiw400', tmp_path/'three', limit=3,           # the `limit` path, with the LLM judge
+                           baselines=['length', 'bleu4', 'rougeL', 'meteor', 'cider', 'llm_judge'])
     check_iiw(out3, 3)

@@ -1,0 +1,286 @@
+"""Judges on the judge probe set, side by side: AUC per kind and overall, mean score of true and false questions,
+seconds per 100 questions.
+
+    .venv/bin/python benchmarks/judges.py                     # test half; SmolLM2 variants on a subset of it
+    .venv/bin/python benchmarks/judges.py --llm-targets 0     # without the (slow) SmolLM2 variants
+    .venv/bin/python benchmarks/judges.py --fit --version 2   # refit the embedding judge's calibration on the DEV half
+                                                              # and write posh/resources/embedding_judge_calibration.json
+
+The probe (data/judge_probe/probe.jsonl, built by data/judge_probe/build_probe.py) holds PoSh questions about real
+IIW-400 descriptions with automatic labels. Requests are rebuilt here with the current prompts
+(`posh.templates.make_request`), so LLM judges read exactly what PoSh would send them, and the embedding judge reads
+the same questions' fields. Judges:
+
+* embedding        the embedded default: posh.embedding_judge.EmbeddingJudge (all-MiniLM-L6-v2 + shipped calibration)
+* embedding-text   the same model without scene graphs: the asked element as a phrase against the target's
+                   sentences (max cosine), to show what the graph adds (uncalibrated: 1 + 4 max(cos, 0))
+* lexical          no model: the asked words in the target text (entity head; attribute or predicate and object in a
+                   sentence that names the entity), 1 or 5
+* smollm2          SmolLM2-135M as PoSh's judge today: the paper's prompt, expected digit over the top-20 tokens
+* smollm2-exact    the same prompt, expected digit over the full next-token distribution
+* smollm2-yesno    the paper's question, answered "Yes or No": score 1 + 4 P(yes) / (P(yes) + P(no))
+* smollm2-fewshot  the paper's prompt after three worked examples (one per kind), expected digit over the top 20
+
+SmolLM2 takes about a second per question on two shared cores, so its variants run on the questions of a seeded
+sample of test-half target texts (--llm-targets, default 12); every judge is also reported on that same subset.
+Graph extraction is not timed (PoSh extracts both texts' graphs before any question: the judge reuses them).
+"""
+import argparse, json, random, re, sys, time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+PROBE = ROOT / 'data/judge_probe/probe.jsonl'
+IIW = ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl'
+KINDS = ('entity', 'attribute', 'relation')
+
+
+def auc(labels, scores) -> float:
+    "Area under the ROC curve (ties count half); nan without both classes."
+    from scipy.stats import rankdata
+    y, s = np.asarray(labels), np.asarray(scores, float)
+    n1, n0 = int(y.sum()), int(len(y) - y.sum())
+    if not n1 or not n0: return float('nan')
+    r = rankdata(s)
+    return float((r[y == 1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+
+
+def load_probe(path=PROBE, split=None) -> list[dict]:
+    rows = [json.loads(l) for l in open(path)]
+    return [r for r in rows if split is None or r['split'] == split]
+
+
+def probe_requests(probe: list[dict]):
+    "PoSh JudgeRequests of the probe questions, worded with the current prompts."
+    from posh.templates import load_prompts, make_request
+    texts = {r['id']: r for r in map(json.loads, open(IIW))}
+    prompts = load_prompts()
+    out = []
+    for q in probe:
+        pair = texts[q['image']]
+        target = pair[q['role']]
+        source = pair['generation' if q['role'] == 'reference' else 'reference']
+        f = q['fields']
+        out.append(make_request(prompts, q['direction'], prompts.prefix(q['direction'], target=target, source=source),
+                                target, q['image'], f['kind'], f['entity'], f['name'], f.get('attribute', ''),
+                                f.get('relation', ''), f.get('object', ''), f.get('object_name', '')))
+    return out
+
+
+# -- judges that exist only here (baselines) ------------------------------------------------------------------------
+_SENT = re.compile(r'(?<=[.!?])\s+')
+
+
+def _has(words: str, text: str) -> bool:
+    w = words.lower().strip()
+    return bool(w) and re.search(rf"\b{re.escape(w)}(s|es)?\b", text) is not None
+
+
+def lexical_score(f) -> float:
+    "5 when the asked words occur (in one sentence with the entity for attributes and relations), else 1."
+    text = f.target.lower()
+    head = (f.name or f.entity).split()[-1]
+    if f.kind == 'entity': return 5.0 if _has(head, text) else 1.0
+    sents = [s for s in _SENT.split(text) if _has(head, s)]
+    if f.kind == 'attribute': return 5.0 if any(_has(f.attribute, s) for s in sents) else 1.0
+    obj = (f.object_name or f.object).split()[-1]
+    return 5.0 if any(_has(f.relation, s) and _has(obj, s) for s in sents) else 1.0
+
+
+class TextEmbeddingJudge:
+    "all-MiniLM-L6-v2 without scene graphs: the asked element as a phrase vs. the target's sentences."
+    def __init__(self, vectors): self.vectors = vectors
+
+    @staticmethod
+    def phrase(f) -> str:
+        if f.kind == 'entity': return f.entity
+        if f.kind == 'attribute': return f"{f.entity} is {f.attribute}"
+        return f"{f.entity} {f.relation} {f.object}"
+
+    def score(self, requests):
+        sents = {r.fields.target: [s for s in _SENT.split(r.fields.target) if s.strip()] for r in requests}
+        self.vectors.add([s for ss in sents.values() for s in ss] + [self.phrase(r.fields) for r in requests])
+        out = []
+        for r in requests:
+            sim = (self.vectors([self.phrase(r.fields)]) @ self.vectors(sents[r.fields.target]).T).max()
+            out.append(1 + 4 * max(float(sim), 0.0))
+        return out
+
+
+FEWSHOT = [  # (kind, description, question fields, answer): worked examples for smollm2-fewshot
+    ('entity', "A black cat sleeps on a red sofa next to a window.", dict(entity='dog'), 1),
+    ('attribute', "A black cat sleeps on a red sofa next to a window.", dict(entity='the sofa', attribute='red'), 5),
+    ('relation', "A black cat sleeps on a red sofa next to a window.",
+     dict(entity1='the cat', entity2='the window', relation='under'), 1),
+]
+
+
+def fewshot_requests(requests, prompts):
+    "The same requests with three worked examples (recall wording) before the real prefix."
+    from posh.judges import JudgeRequest
+    shots = []
+    for kind, text, fields, answer in FEWSHOT:
+        shots.append(f"{prompts.prefix('recall', target=text, source='')}\n\n{prompts.question('recall', kind, **fields)}"
+                     f"\n{answer}")
+    head = "Examples:\n\n" + "\n\n".join(shots) + "\n\nNow the real question.\n\n"
+    return [JudgeRequest(head + r.prefix, r.question, r.pair, r.fields) for r in requests]
+
+
+def yesno_scores(judge, requests):
+    "1 + 4 P(yes)/(P(yes)+P(no)) after the paper's question with 'Answer Yes or No.' (SmolLM2 internals, prefix reuse)."
+    import torch
+    from posh.judges import JudgeRequest
+    tok = judge.tok
+    vocab = [tok.decode([i]) for i in range(len(tok))]
+    yes = torch.tensor([i for i, t in enumerate(vocab) if t.strip().lower() == 'yes'])
+    no = torch.tensor([i for i, t in enumerate(vocab) if t.strip().lower() == 'no'])
+    rs = [JudgeRequest(r.prefix, r.question.split('\n')[0] + "\nConsider paraphrases but do NOT infer unstated details."
+                       "\n\nAnswer Yes or No.", r.pair, r.fields) for r in requests]
+    parts = [judge.enc.split(r) for r in rs]
+    out = [None] * len(rs)
+    groups = {}
+    for i, (h, q) in enumerate(parts): groups.setdefault(tuple(h), []).append(i)
+    with torch.inference_mode():
+        for head, idx in groups.items():
+            kv = judge._head_cache(head)
+            for s in range(0, len(idx), judge.batch_size):
+                chunk = idx[s:s + judge.batch_size]
+                lps = judge._last_logprobs([parts[i][1] for i in chunk], kv)
+                for i, lp in zip(chunk, lps):
+                    py, pn = torch.logsumexp(lp[yes], 0).exp().item(), torch.logsumexp(lp[no], 0).exp().item()
+                    out[i] = 1 + 4 * py / (py + pn) if py + pn > 0 else 3.0
+    return out
+
+
+# -- measuring -------------------------------------------------------------------------------------------------------
+def measure(name, make, probe, requests, repeats=1):
+    """Score with make()(requests) `repeats` times (a fresh judge each time): AUC per kind and overall, mean true/false
+    score, seconds per 100 questions (median of the runs)."""
+    times = []
+    for _ in range(repeats):
+        fn = make()
+        t0 = time.perf_counter()
+        scores = np.asarray(fn(requests), float)
+        times.append(time.perf_counter() - t0)
+    y = np.array([q['label'] for q in probe])
+    kinds = np.array([q['kind'] for q in probe])
+    secs = sorted(times)[len(times) // 2]
+    row = dict(judge=name, n=len(probe), s_per_100=100 * secs / max(len(probe), 1), overall=auc(y, scores),
+               mean_true=scores[y == 1].mean(), mean_false=scores[y == 0].mean(), scores=scores, runs=len(times))
+    for k in KINDS: row[k] = auc(y[kinds == k], scores[kinds == k])
+    return row
+
+
+def table(rows, title):
+    print(f"\n{title}\n")
+    print("| judge | questions | AUC entity | AUC attribute | AUC relation | AUC overall | mean score true | "
+          "mean score false | s / 100 questions |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        print(f"| {r['judge']} | {r['n']} | {r['entity']:.3f} | {r['attribute']:.3f} | {r['relation']:.3f} | "
+              f"{r['overall']:.3f} | {r['mean_true']:.2f} | {r['mean_false']:.2f} | {r['s_per_100']:.2f} |")
+
+
+def llm_subset(probe, n_targets, seed=0):
+    "The questions of n_targets test-half target texts (seeded), so SmolLM2 reuses each description's prefix."
+    targets = sorted({(q['image'], q['role']) for q in probe})
+    keep = set(random.Random(seed).sample(targets, min(n_targets, len(targets))))
+    return [i for i, q in enumerate(probe) if (q['image'], q['role']) in keep]
+
+
+def fit(args):
+    "Refit the embedding judge's calibration on the dev half and write it (a new version)."
+    from posh.embedding_judge import (FEATURES, fit_calibration, CALIBRATION_RESOURCE, PhraseVectors, TargetIndex,
+                                      question_features)
+    from posh.graphs import GraphExtractor
+    dev = load_probe(args.probe, 'dev')
+    reqs = probe_requests(dev)
+    texts = list(dict.fromkeys(r.fields.target for r in reqs))
+    graphs = dict(zip(texts, GraphExtractor()(texts)))
+    index = {t: TargetIndex.from_graph(g) for t, g in graphs.items()}
+    vec = PhraseVectors(args.model)
+    X = [question_features(r.fields, index[r.fields.target], vec) for r in reqs]  # what EmbeddingJudge.features computes
+    feats = {k: [x for x, q in zip(X, dev) if q['kind'] == k] for k in FEATURES}
+    labels = {k: [q['label'] for q in dev if q['kind'] == k] for k in FEATURES}
+    sizes = ', '.join(f"{k} {len(v)}" for k, v in labels.items())
+    cal = fit_calibration(feats, labels, args.version, args.model, args.l2,
+                          fitted_on=f"data/judge_probe dev half ({sizes} questions; {len({q['image'] for q in dev})} "
+                                    f"images), L2 {args.l2}, graphs of posh.graphs.GraphExtractor()")
+    out = Path(args.calibration) if args.calibration else ROOT / 'posh' / CALIBRATION_RESOURCE
+    out.write_text(json.dumps(cal.to_dict(), indent=1) + '\n')
+    print(f"wrote {out}: {cal.tag}")
+    for k in FEATURES:
+        p = [cal.score(k, x) for x in feats[k]]
+        print(f"  dev AUC {k}: {auc(labels[k], p):.3f}; weights {dict(zip(FEATURES[k], cal.weights[k]))}, bias {cal.bias[k]}")
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument('--probe', default=str(PROBE))
+    ap.add_argument('--split', default='test', choices=['dev', 'test'])
+    ap.add_argument('--llm-targets', type=int, default=12, help='test-half target texts for the SmolLM2 variants (0: none)')
+    ap.add_argument('--threads', type=int, default=2, help='torch threads')
+    ap.add_argument('--repeats', type=int, default=3, help='timed runs of the fast judges (median reported)')
+    ap.add_argument('--fit', action='store_true', help='refit the calibration on the dev half and write it')
+    ap.add_argument('--version', default='1', help='--fit: version of the new calibration')
+    ap.add_argument('--model', default='all-MiniLM-L6-v2', help='--fit: embedding model')
+    ap.add_argument('--l2', type=float, default=1.0, help='--fit: L2 penalty of the logistic maps')
+    ap.add_argument('--calibration', default=None, help='--fit: output path (default: the package resource)')
+    args = ap.parse_args(argv)
+    import torch
+    torch.set_num_threads(args.threads)
+    if args.fit: return fit(args)
+
+    from posh.embedding_judge import EmbeddingJudge
+    from posh.graphs import GraphExtractor
+    from posh.templates import load_prompts
+    probe = load_probe(args.probe, args.split)
+    reqs = probe_requests(probe)
+    texts = list(dict.fromkeys(r.fields.target for r in reqs))
+    t0 = time.perf_counter()
+    graphs = dict(zip(texts, GraphExtractor()(texts)))
+    graph_s = time.perf_counter() - t0
+    emb = EmbeddingJudge(graphs=lambda ts: [graphs[t] for t in ts])
+    emb.vectors.load(); emb.vectors.add(['warm-up'])
+    model = emb.vectors.model
+    print(f"probe {args.probe} ({args.split} half): {len(probe)} questions about {len(texts)} target texts; "
+          f"graphs extracted in {graph_s:.0f}s (not timed below); torch threads {torch.get_num_threads()}; "
+          f"fast judges timed {args.repeats} times with fresh caches (median), SmolLM2 once")
+    print(f"embedding judge: {emb.signature}")
+
+    def fresh_embedding():   # the same loaded model, empty phrase and index caches
+        j = EmbeddingJudge(graphs=emb._graphs); j.vectors.model = model; return j.score
+    def fresh_text():
+        return TextEmbeddingJudge(type(emb.vectors)(model=model)).score
+    judges = [('embedding', fresh_embedding), ('embedding-text', fresh_text),
+              ('lexical', lambda: (lambda rs: [lexical_score(r.fields) for r in rs]))]
+    rows = [measure(n, make, probe, reqs, args.repeats) for n, make in judges]
+    table(rows, f"All {args.split}-half questions")
+
+    if args.llm_targets > 0:
+        from posh.judges import make_judge
+        idx = llm_subset(probe, args.llm_targets)
+        sub, sreqs = [probe[i] for i in idx], [reqs[i] for i in idx]
+        t0 = time.perf_counter()
+        smol = make_judge('transformers:smollm2')
+        print(f"\nSmolLM2 ({smol.signature}) loaded in {time.perf_counter() - t0:.0f}s")
+        prompts = load_prompts()
+        def fresh(fn):   # each SmolLM2 reading starts without cached prefixes
+            def make(): smol.clear_prefix_cache(); return fn
+            return make
+        llm = [('smollm2', fresh(smol.score)), ('smollm2-exact', fresh(smol.replace(exact=True).score)),
+               ('smollm2-yesno', fresh(lambda rs: yesno_scores(smol, rs))),
+               ('smollm2-fewshot', fresh(lambda rs: smol.score(fewshot_requests(rs, prompts))))]
+        sub_rows = []
+        for name, make in judges + llm:
+            sub_rows.append(measure(name, make, sub, sreqs, 1 if name.startswith('smollm2') else args.repeats))
+            print(f"  {name}: done", file=sys.stderr)
+        counts = {k: sum(q['kind'] == k for q in sub) for k in KINDS}
+        table(sub_rows, f"Subset for SmolLM2: the questions of {args.llm_targets} {args.split}-half target texts "
+                        f"(seeded; {counts})")
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
