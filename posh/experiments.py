@@ -12,7 +12,7 @@ import pandas as pd
 
 # %% auto #0
 __all__ = ['SYNTHETIC_LABEL', 'is_repo', 'notebook_path', 'repo_root', 'resolve_dir', 'shown_path', 'Run', 'evaluate_unique',
-           'md_cell', 'markdown_table', 'split_md_row', 'read_markdown_tables', 'write_table']
+           'length_note', 'md_cell', 'markdown_table', 'split_md_row', 'read_markdown_tables', 'write_table']
 
 # %% ../nbs/12_experiments.ipynb #4d01e29e
 def is_repo(p:Path) -> bool:
@@ -105,6 +105,20 @@ def evaluate_unique(metric,                  # a posh.metric.PoSh (or anything w
     res = dict(zip(uniq, metric.evaluate([g for g, _ in uniq], [r for _, r in uniq], granular=granular,
                                          ids=[str(i) for i in range(len(uniq))])))
     return [res[k] for k in keys]
+
+# %% ../nbs/12_experiments.ipynb #da28c152
+def length_note(metric,                   # a posh.metric.PoSh that has scored the pairs
+                generations:list[str],    # the generations scored
+                references:list,          # their references (a string or a list of strings each)
+                tokenizer=None) -> str:   # a tokenizer with a chat template; None: the loaded judge's own, if it has one
+    "A table note: how many pairs exceed the reference's 1,999-token prompt cut under the judge's tokenizer."
+    from posh.templates import count_over_limit
+    tok = tokenizer if tokenizer is not None else getattr(metric.judge.loaded, 'tok', None)
+    if tok is None or not getattr(tok, 'chat_template', None):
+        return (f"Prompt length vs the reference's 1,999-token cut: not counted, the judge `{metric.judge.signature}` "
+                "has no chat tokenizer here (run with config paper for Qwen3-14B's count).")
+    rep = count_over_limit(generations, references, tok)
+    return f"Prompt length under the judge's tokenizer: {rep} (PoSh raises an error instead of cutting)."
 
 # %% ../nbs/12_experiments.ipynb #b95f979c
 def md_cell(v) -> str|object:

@@ -96,6 +96,11 @@ class CachedJudge:
     @property
     def calls(self) -> int: return 0 if self._judge is None else self._judge.calls
 
+    @property
+    def loaded(self):
+        "The wrapped judge if it has been created, else None (never loads a model)."
+        return self._judge
+
     def _cached(self, ns, keys, items, ask):
         found = self.cache.get_many(ns, keys) if self.cache else {}
         miss = [i for i, k in enumerate(keys) if k not in found]
