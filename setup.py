@@ -34,7 +34,7 @@ setuptools.setup(
     package_data={'posh': ['resources/*']},
     python_requires='>=' + cfg['min_python'],
     install_requires=_reqs('requirements'),
-    extras_require={'dev': _reqs('dev_requirements'), 'paper': _reqs('paper_requirements')},
+    extras_require={'dev': _reqs('dev_requirements'), 'paper': _reqs('paper_requirements'), 'ray': _reqs('ray_requirements')},
     entry_points={'console_scripts': cfg.get('console_scripts', '').split(),
                   'nbdev': [f'{cfg["lib_path"]}={cfg["lib_path"]}._modidx:d']},
     zip_safe=False,

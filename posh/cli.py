@@ -11,7 +11,7 @@ from pathlib import Path
 
 # %% auto #0
 __all__ = ['example_pairs', 'RowError', 'Row', 'read_rows', 'output_records', 'write_records', 'cmd_score', 'cmd_graph',
-           'cmd_demo', 'build_parser', 'main']
+           'cmd_demo', 'engine_opts', 'cmd_score_ray', 'build_parser', 'main']
 
 # %% ../nbs/06_cli.ipynb #050b3e5a
 def example_pairs() -> list[dict]:
@@ -114,6 +114,7 @@ def _metric(args):
 
 def cmd_score(args) -> int:
     "Score every pair of INPUT; write OUTPUT (and the highlight view with --html)."
+    if getattr(args, 'engine', 'local') == 'ray': return cmd_score_ray(args)
     rows = read_rows(args.input)
     bad = [r for r in rows if r.error]
     for r in bad: print(f"posh score: {r.error}", file=sys.stderr)
@@ -168,6 +169,24 @@ def cmd_demo(args) -> int:
         print()
     return 0
 
+# %% ../nbs/06_cli.ipynb #e7a1d5c2
+def engine_opts(sp):
+    "`posh score --engine ray` options (posh.distributed): OUTPUT is then a folder of Parquet or JSONL files."
+    sp.add_argument('--engine', default='local', choices=['local', 'ray'],
+                    help='local: this process (default); ray: a Ray actor pool (pip install "posh[ray]"), OUTPUT is a folder')
+    sp.add_argument('--workers', type=int, default=2, help='--engine ray: actors, each holding one PoSh')
+    sp.add_argument('--address', default=None,
+                    help="--engine ray: join this Ray cluster ('auto', 'ray://HEAD:10001'); default: start a local Ray")
+    sp.add_argument('--cpus-per-worker', type=float, default=1, help='--engine ray: CPUs per actor')
+    sp.add_argument('--gpus-per-worker', type=float, default=None,
+                    help='--engine ray: GPUs per actor (default: 1 for a vLLM judge, as in --config paper, else 0)')
+    sp.add_argument('--out-format', default='parquet', choices=['parquet', 'jsonl'], help='--engine ray: output files')
+
+def cmd_score_ray(args) -> int:
+    "`posh score --engine ray`: see `posh.distributed.cmd_score_ray`."
+    from posh.distributed import cmd_score_ray as run
+    return run(args)
+
 # %% ../nbs/06_cli.ipynb #b67580a3
 def build_parser() -> argparse.ArgumentParser:
     "The `posh` argument parser with its subcommands."
@@ -189,7 +208,7 @@ def build_parser() -> argparse.ArgumentParser:
     s.add_argument('--granular', action='store_true', help='add every element with its spans and score')
     s.add_argument('--html', default=None, help='write the highlight view (mistakes and omissions) to this file')
     s.add_argument('--on-error', default='stop', choices=['stop', 'skip'], help='what to do with a malformed row')
-    metric_opts(s); s.set_defaults(func=cmd_score)
+    metric_opts(s); engine_opts(s); s.set_defaults(func=cmd_score)
     g = sub.add_parser('graph', help='print the scene graph of each TEXT as a JSON line')
     g.add_argument('text', nargs='*', help='descriptions (default: one per line on stdin)')
     graph_opts(g); g.set_defaults(func=cmd_graph)
