@@ -8,7 +8,7 @@ engines and is printed apart) to the moment the output files are written.
 
 Usage: OMP_NUM_THREADS=1 .venv/bin/python benchmarks/distributed.py [--pairs 24] [--sentences N] [--batch-size 2]
 """
-import argparse, json, os, re, tempfile, time
+import argparse, json, os, re, shutil, tempfile, time
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parent.parent / 'data/iiw400/p5b_vs_human_sxs.jsonl'
@@ -63,11 +63,12 @@ def main():
     local_s, local_load, local_calls, sig = run_local(pairs, warm, a.batch_size)
     ray.init(num_cpus=a.cpus, include_dashboard=False, object_store_memory=200 * 2**20, log_to_driver=False)
     _quiet_data()
+    tmp = Path(tempfile.mkdtemp())
     try:
-        tmp = Path(tempfile.mkdtemp())
         r1 = run_ray(pairs, 1, a.batch_size, tmp / 'w1')
         r2 = run_ray(pairs, 2, a.batch_size, tmp / 'w2')
-    finally: ray.shutdown()
+    finally:
+        ray.shutdown(); shutil.rmtree(tmp, ignore_errors=True)
     n, nb = len(pairs), -(-len(pairs) // a.batch_size)
     assert r1['calls'] == r2['calls'] == local_calls, (r1['calls'], r2['calls'], local_calls)
     print(f"{sig}\n{n} IIW-400 pairs ({'full texts' if a.sentences is None else f'first {a.sentences} sentence(s)'}), "

@@ -412,6 +412,10 @@ def cmd_score_ray(args) -> int:
     if getattr(args, 'html', None):
         print("posh score: --html is not available with --engine ray (score, then render from the folder)", file=sys.stderr)
         return 2
+    try: require_ray()
+    except ImportError as err:
+        print(f"posh score: {err}", file=sys.stderr)
+        return 2
     rows = read_rows(args.input)
     bad = [r for r in rows if r.error]
     for r in bad: print(f"posh score: {r.error}", file=sys.stderr)
