@@ -4,8 +4,10 @@
     .venv/bin/python data/judge_probe/build_probe.py --check 50 # also prints 50 random labels to check by hand
 
 Every question is asked about one *target* description of data/iiw400 (each image has two: the human one and the
-PaLI-5B one), in PoSh's own format: the target's scene graph and the question fields come from PoSh's public
-functions (`posh.graphs.GraphExtractor`, `posh.templates`), so a change of extraction or wording is picked up by
+PaLI-5B one), in PoSh's own format: the target's scene graph comes from the embedded configuration's extractor
+(`posh.graphs.GraphExtractor`, rule set v2), every question from PoSh's own request builder
+(`posh.templates.make_request`), and every question labelled true from the target's own graph is checked to be one
+that `posh.templates.plan_questions` asks, byte for byte; so a change of extraction or wording is picked up by
 rerunning this script. The human description is asked in the precision direction (its partner, the model
 description, is DESCRIPTION 2), the model description in the recall direction. How each label is made: README.md.
 The script is deterministic (seeded); images are split into dev and test halves.
