@@ -8,7 +8,8 @@ seconds per 100 questions.
 
 The probe (data/judge_probe/probe.jsonl, built by data/judge_probe/build_probe.py) holds PoSh questions about real
 IIW-400 descriptions with automatic labels. Requests are rebuilt here with the current prompts
-(`posh.templates.make_request`), so LLM judges read exactly what PoSh would send them, and the embedding judge reads
+(`posh.templates.make_request`, the builder PoSh's own questions go through; an entity asked under a rule rewrite
+keeps its raw candidate in the probe row), so LLM judges read exactly what PoSh would send them, and the embedding judge reads
 the same questions' fields. Judges:
 
 * embedding        the embedded default: posh.embedding_judge.EmbeddingJudge (all-MiniLM-L6-v2 + shipped calibration)
@@ -30,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from posh.templates import load_prompts
+
 ROOT = Path(__file__).resolve().parents[1]
 PROBE = ROOT / 'data/judge_probe/probe.jsonl'
 IIW = ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl'
@@ -44,6 +47,14 @@ def auc(labels, scores) -> float:
     if not n1 or not n0: return float('nan')
     r = rankdata(s)
     return float((r[y == 1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+
+
+def embedded_extractor():
+    "The scene-graph extractor of the embedded configuration (parser, coreference, rule set v2)."
+    from posh.graphs import GraphExtractor
+    from posh.metric import CONFIGS
+    c = CONFIGS['embedded']
+    return GraphExtractor(c['parser'], c['coref'], rules=c['rules'])
 
 
 def load_probe(path=PROBE, split=None) -> list[dict]:
@@ -64,7 +75,11 @@ def probe_requests(probe: list[dict]):
         f = q['fields']
         out.append(make_request(prompts, q['direction'], prompts.prefix(q['direction'], target=target, source=source),
                                 target, q['image'], f['kind'], f['entity'], f['name'], f.get('attribute', ''),
-                                f.get('relation', ''), f.get('object', ''), f.get('object_name', '')))
+                                f.get('relation', ''), f.get('object', ''), f.get('object_name', ''),
+                                raw=q.get('raw', '')))
+        if out[-1].question.split('\n')[0] != q['question']:
+            sys.exit(f"probe question {q['id']} is worded differently by the current prompts: rebuild the probe "
+                     f"(data/judge_probe/build_probe.py)")
     return out
 
 
@@ -109,34 +124,33 @@ class TextEmbeddingJudge:
 
 
 FEWSHOT = [  # (kind, description, question fields, answer): worked examples for smollm2-fewshot
-    ('entity', "A black cat sleeps on a red sofa next to a window.", dict(entity='dog'), 1),
-    ('attribute', "A black cat sleeps on a red sofa next to a window.", dict(entity='the sofa', attribute='red'), 5),
+    ('entity', "A black cat sleeps on a red sofa next to a window.", dict(entity='dog', name='dog'), 1),
+    ('attribute', "A black cat sleeps on a red sofa next to a window.", dict(entity='the sofa', name='sofa', attribute='red'), 5),
     ('relation', "A black cat sleeps on a red sofa next to a window.",
-     dict(entity1='the cat', entity2='the window', relation='under'), 1),
+     dict(entity='the cat', name='cat', relation='under', object='the window', object_name='window'), 1),
 ]
 
 
 def fewshot_requests(requests, prompts):
-    "The same requests with three worked examples (recall wording) before the real prefix."
+    "The same requests with three worked examples (recall wording, PoSh's own request builder) before the real prefix."
     from posh.judges import JudgeRequest
-    shots = []
-    for kind, text, fields, answer in FEWSHOT:
-        shots.append(f"{prompts.prefix('recall', target=text, source='')}\n\n{prompts.question('recall', kind, **fields)}"
-                     f"\n{answer}")
+    from posh.templates import make_request
+    shots = [f"{make_request(prompts, 'recall', prompts.prefix('recall', target=text, source=''), text, '', kind, **f).content}"
+             f"\n{answer}" for kind, text, f, answer in FEWSHOT]
     head = "Examples:\n\n" + "\n\n".join(shots) + "\n\nNow the real question.\n\n"
     return [JudgeRequest(head + r.prefix, r.question, r.pair, r.fields) for r in requests]
 
 
 def yesno_scores(judge, requests):
-    "1 + 4 P(yes)/(P(yes)+P(no)) after the paper's question with 'Answer Yes or No.' (SmolLM2 internals, prefix reuse)."
+    "1 + 4 P(yes)/(P(yes)+P(no)) after the paper's question line with 'Answer Yes or No.' (SmolLM2 internals, prefix reuse)."
     import torch
     from posh.judges import JudgeRequest
     tok = judge.tok
     vocab = [tok.decode([i]) for i in range(len(tok))]
     yes = torch.tensor([i for i, t in enumerate(vocab) if t.strip().lower() == 'yes'])
     no = torch.tensor([i for i, t in enumerate(vocab) if t.strip().lower() == 'no'])
-    rs = [JudgeRequest(r.prefix, r.question.split('\n')[0] + "\nConsider paraphrases but do NOT infer unstated details."
-                       "\n\nAnswer Yes or No.", r.pair, r.fields) for r in requests]
+    rs = [JudgeRequest(r.prefix, r.question.split('\n')[0] + "\n\nAnswer Yes or No.", r.pair, r.fields)
+          for r in requests]   # the paper's question line (with its instruction), then the yes/no answer format
     parts = [judge.enc.split(r) for r in rs]
     out = [None] * len(rs)
     groups = {}
@@ -193,11 +207,11 @@ def fit(args):
     "Refit the embedding judge's calibration on the dev half and write it (a new version)."
     from posh.embedding_judge import (FEATURES, fit_calibration, CALIBRATION_RESOURCE, PhraseVectors, TargetIndex,
                                       question_features)
-    from posh.graphs import GraphExtractor
     dev = load_probe(args.probe, 'dev')
     reqs = probe_requests(dev)
     texts = list(dict.fromkeys(r.fields.target for r in reqs))
-    graphs = dict(zip(texts, GraphExtractor()(texts)))
+    extractor = embedded_extractor()
+    graphs = dict(zip(texts, extractor(texts)))
     index = {t: TargetIndex.from_graph(g) for t, g in graphs.items()}
     vec = PhraseVectors(args.model)
     X = [question_features(r.fields, index[r.fields.target], vec) for r in reqs]  # what EmbeddingJudge.features computes
@@ -206,7 +220,8 @@ def fit(args):
     sizes = ', '.join(f"{k} {len(v)}" for k, v in labels.items())
     cal = fit_calibration(feats, labels, args.version, args.model, args.l2,
                           fitted_on=f"data/judge_probe dev half ({sizes} questions; {len({q['image'] for q in dev})} "
-                                    f"images), L2 {args.l2}, graphs of posh.graphs.GraphExtractor()")
+                                    f"images), L2 {args.l2}, graphs {extractor.signature}, prompts "
+                                    f"{load_prompts().version}")
     out = Path(args.calibration) if args.calibration else ROOT / 'posh' / CALIBRATION_RESOURCE
     out.write_text(json.dumps(cal.to_dict(), indent=1) + '\n')
     print(f"wrote {out}: {cal.tag}")
@@ -233,13 +248,12 @@ def main(argv=None):
     if args.fit: return fit(args)
 
     from posh.embedding_judge import EmbeddingJudge
-    from posh.graphs import GraphExtractor
-    from posh.templates import load_prompts
     probe = load_probe(args.probe, args.split)
     reqs = probe_requests(probe)
     texts = list(dict.fromkeys(r.fields.target for r in reqs))
     t0 = time.perf_counter()
-    graphs = dict(zip(texts, GraphExtractor()(texts)))
+    extractor = embedded_extractor()
+    graphs = dict(zip(texts, extractor(texts)))
     graph_s = time.perf_counter() - t0
     emb = EmbeddingJudge(graphs=lambda ts: [graphs[t] for t in ts])
     emb.vectors.load(); emb.vectors.add(['warm-up'])
@@ -247,7 +261,7 @@ def main(argv=None):
     print(f"probe {args.probe} ({args.split} half): {len(probe)} questions about {len(texts)} target texts; "
           f"graphs extracted in {graph_s:.0f}s (not timed below); torch threads {torch.get_num_threads()}; "
           f"fast judges timed {args.repeats} times with fresh caches (median), SmolLM2 once")
-    print(f"embedding judge: {emb.signature}")
+    print(f"embedding judge: {emb.signature}; target graphs {extractor.signature}; prompts {load_prompts().version}")
 
     def fresh_embedding():   # the same loaded model, empty phrase and index caches
         j = EmbeddingJudge(graphs=emb._graphs); j.vectors.model = model; return j.score

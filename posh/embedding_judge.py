@@ -12,12 +12,12 @@ from pathlib import Path
 import numpy as np
 from .graphs import SceneGraph
 from .judges import Judge, JudgeRequest, QuestionFields, BackendUnavailable, _check_requests, _where
-from .templates import scored_entities, PRONOUN_WORDS
+from .templates import graph_view, viewer_identifier, HEAD_PRONOUNS, PART_OF, VIEWER_IDENTIFIERS
 
 # %% auto #0
-__all__ = ['EMBEDDING_MODEL', 'FEATURES', 'CALIBRATION_RESOURCE', 'PhraseVectors', 'norm_phrase', 'TargetIndex', 'per_entity_max',
-           'question_atoms', 'question_features', 'Calibration', 'load_calibration', 'fit_logistic', 'fit_calibration',
-           'EmbeddingJudge']
+__all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'FEATURES', 'CALIBRATION_RESOURCE', 'PhraseVectors', 'norm_phrase', 'TargetIndex',
+           'per_entity_max', 'entity_match', 'question_atoms', 'question_features', 'Calibration', 'load_calibration',
+           'fit_logistic', 'fit_calibration', 'EmbeddingJudge']
 
 # %% ../nbs/03a_embedding_judge.ipynb #96a63c00
 EMBEDDING_MODEL = 'all-MiniLM-L6-v2'
@@ -61,6 +61,7 @@ class PhraseVectors:
 
 # %% ../nbs/03a_embedding_judge.ipynb #b007a8ee
 _SENT_END = re.compile(r'(?<=[.!?])\s+')
+VIEWER_NAMES = frozenset(VIEWER_IDENTIFIERS.values())   # 'the viewer', 'our left', 'our right'
 
 def norm_phrase(s:str) -> str:
     "Lower case, single spaces."
@@ -70,12 +71,13 @@ def norm_phrase(s:str) -> str:
 class TargetIndex:
     "The elements of a target text's scene graph that questions are matched against."
     text: str
-    names: list[str]            # class name of each scored entity
-    phrases: list[str]          # entity phrases: class names and other noun mentions
+    names: list[str]            # per entity: class name (the viewer: its identifier, 'our left')
+    viewer: np.ndarray          # per entity: whether it is the viewer
+    phrases: list[str]          # entity phrases: class names and other noun heads
     phrase_owner: np.ndarray    # the entity (index into names) of each phrase
-    attributes: list[str]       # attributes and quantities
+    attributes: list[str]       # attribute elements (attributes and quantities)
     attribute_owner: np.ndarray # the entity of each attribute
-    predicates: list[str]       # the predicate of each relation between scored entities
+    predicates: list[str]       # the predicate of each relation element ('part of' for part links)
     relation_ends: np.ndarray   # (subject, object) entity of each relation, shape (relations, 2)
     contexts: list[str]         # per entity: the lower-cased sentences that mention it
 
@@ -89,24 +91,29 @@ class TargetIndex:
     @classmethod
     def from_graph(cls, g:SceneGraph) -> TargetIndex:
         "The index of one scene graph."
-        ents = scored_entities(g)
-        pos = {e.id: i for i, e in enumerate(ents)}
-        phrases, powner, attrs, aowner = [], [], [], []
-        for i, e in enumerate(ents):
-            name = norm_phrase(e.name)
-            for p in dict.fromkeys([name] + [norm_phrase(m.text) for m in e.mentions if m.text.lower() not in PRONOUN_WORDS]):
+        v = graph_view(g)
+        names, phrases, powner, attrs, aowner = [], [], [], [], []
+        for i, e in enumerate(g.entities):
+            name = viewer_identifier(e) if e.viewer else norm_phrase(e.name)
+            names.append(name)
+            heads = [] if e.viewer else [norm_phrase(h) for h in v.heads[e.id] if h not in HEAD_PRONOUNS]
+            for p in dict.fromkeys([name] + heads):
                 if p != name and p.rstrip('s') == name.rstrip('s'): continue   # a plural of the name adds nothing
                 phrases.append(p); powner.append(i)
-            for a in dict.fromkeys(norm_phrase(x) for x in [a.text for a in e.attributes] + ([e.quantity] if e.quantity else [])):
+            for a in dict.fromkeys(norm_phrase(a.text) for a in v.attributes[e.id]):
                 attrs.append(a); aowner.append(i)
-        rels = [(pos[r.subject], norm_phrase(r.predicate), pos[r.object]) for r in g.relations
-                if r.subject in pos and r.object in pos]
+        pos = {e.id: i for i, e in enumerate(g.entities)}
+        rels = {(pos[l.subject], norm_phrase(l.predicate), pos[l.object]): None for l in v.links}
+        for l in v.links:   # 'man holds cup': the cup is a part of the man in PoSh's questions
+            if l.contains: rels.setdefault((pos[l.object], PART_OF, pos[l.subject]), None)
+        rels = list(rels)
         starts = [0] + [m.end() for m in _SENT_END.finditer(g.text)]
         sents = [g.text[a:b].lower() for a, b in zip(starts, starts[1:] + [len(g.text)])]
         def sent(c): return max(k for k, s in enumerate(starts) if s <= c)
-        ctx = [' '.join(dict.fromkeys(sents[sent(m.start)] for m in e.mentions)) for e in ents]
-        return cls(g.text, [norm_phrase(e.name) for e in ents], phrases, np.array(powner, int), attrs,
-                   np.array(aowner, int), [p for _, p, _ in rels], np.array([(s, o) for s, _, o in rels], int).reshape(-1, 2), ctx)
+        ctx = [' '.join(dict.fromkeys(sents[sent(m.start)] for m in e.mentions)) for e in g.entities]
+        return cls(g.text, names, np.array([e.viewer for e in g.entities], bool), phrases, np.array(powner, int),
+                   attrs, np.array(aowner, int), [p for _, p, _ in rels],
+                   np.array([(s, o) for s, _, o in rels], int).reshape(-1, 2), ctx)
 
 # %% ../nbs/03a_embedding_judge.ipynb #18d8dff9
 FEATURES = {
@@ -120,6 +127,18 @@ def per_entity_max(sim:np.ndarray, owner:np.ndarray, n:int) -> np.ndarray:
     out = np.full(sim.shape[:-1] + (n,), -1.0, np.float32)
     for o in np.unique(owner): out[..., o] = sim[..., owner == o].max(-1)
     return out
+
+def entity_match(identifier:str,   # the entity as asked (`fields.entity` or `fields.object`)
+                 q:np.ndarray,     # vectors of its phrases (class name, identifier), one row each
+                 P:np.ndarray,     # vectors of the target's entity phrases (`ix.phrases`)
+                 ix:TargetIndex) -> np.ndarray:
+    "How well the asked entity matches each target entity, one row per phrase of `q`: shape (len(q), ix.n)."
+    if norm_phrase(identifier) in VIEWER_NAMES:   # the viewer: by its exact identifier only
+        row = np.where(ix.viewer & (np.asarray(ix.names, dtype=object) == norm_phrase(identifier)), 1.0, -1.0)
+        return np.tile(row.astype(np.float32), (len(q), 1))
+    per = per_entity_max(q @ P.T, ix.phrase_owner, ix.n)
+    per[:, ix.viewer] = -1.0                      # a depicted entity is never the viewer
+    return per
 
 def _word_in(words:str, text:str) -> bool:
     return bool(words) and re.search(rf'\b{re.escape(words)}\b', text) is not None
@@ -138,7 +157,7 @@ def question_features(f:QuestionFields, # the question
     if f.kind not in FEATURES: raise ValueError(f"unknown question kind {f.kind!r}")
     if not ix.n: return [-1.0] * len(FEATURES[f.kind])
     P, q = vec(ix.phrases), vec(question_atoms(f))
-    per = per_entity_max(q[:2] @ P.T, ix.phrase_owner, ix.n)   # (name, identifier) x target entities
+    per = entity_match(f.entity, q[:2], P, ix)                   # (name, identifier) x target entities
     if f.kind == 'entity': return [float(per[0].max()), float(per[1].max())]
     m = per.max(0)                                               # how well each target entity matches the asked one
     near = np.flatnonzero(m >= m.max() - 0.1)                    # the target entities it most likely is
@@ -149,7 +168,7 @@ def question_features(f:QuestionFields, # the question
         else: at = anywhere = -1.0
         a = norm_phrase(f.attribute)
         return [at, anywhere, float(any(_word_in(a, ix.contexts[j]) for j in near))]
-    mo = per_entity_max(q[3:5] @ P.T, ix.phrase_owner, ix.n).max(0)   # how well each target entity matches the object
+    mo = entity_match(f.object, q[3:5], P, ix).max(0)            # how well each target entity matches the object
     if len(ix.predicates):
         sp = (q[2:3] @ vec(ix.predicates).T)[0]
         s, o = ix.relation_ends[:, 0], ix.relation_ends[:, 1]
@@ -245,7 +264,7 @@ class EmbeddingJudge(Judge):
     def __init__(self,
                  model:str=EMBEDDING_MODEL,   # sentence-transformers model (the calibration must be fitted for it)
                  calibration=None,            # a Calibration, a JSON path, or None: the packaged one
-                 graphs=None,                 # callable texts -> SceneGraphs; None: extract with GraphExtractor()
+                 graphs=None,                 # callable texts -> SceneGraphs; None: the embedded configuration's extractor
                  batch_size:int=128,          # phrases per forward pass of the embedding model
                  index_cache_size:int=256):   # target texts whose index is kept
         super().__init__(model)
@@ -269,9 +288,11 @@ class EmbeddingJudge(Judge):
 
     def _graphs_of(self, texts:list[str]) -> list[SceneGraph]:
         if self._graphs is not None: return list(self._graphs(texts))
-        if self._extractor is None:
+        if self._extractor is None:   # the embedded configuration's parser, coreference and rule set (v2)
             from posh.graphs import GraphExtractor
-            self._extractor = GraphExtractor()
+            from posh.metric import CONFIGS
+            c = CONFIGS['embedded']
+            self._extractor = GraphExtractor(c['parser'], c['coref'], rules=c['rules'])
         return self._extractor(texts)
 
     def index(self, texts:list[str]) -> dict[str, TargetIndex]:

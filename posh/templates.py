@@ -16,7 +16,8 @@ __all__ = ['PROMPT_VARIANTS', 'HEAD_PRONOUNS', 'CONTAINS_VERBS', 'PART_OF', 'VIE
            'PREPOSITIONS', 'DETERMINERS', 'REWRITE_MODES', 'REFERENCE_PROMPT_LIMIT', 'Prompts', 'load_prompts',
            'Element', 'Attribute', 'Link', 'entity_heads', 'entity_attributes', 'graph_links', 'GraphView',
            'graph_view', 'viewer_identifier', 'Candidate', 'Answer', 'entity_candidates', 'rule_rewrite',
-           'best_candidate', 'plan_questions', 'run_plan', 'LengthReport', 'prompt_lengths', 'count_over_limit']
+           'best_candidate', 'make_request', 'plan_questions', 'run_plan', 'LengthReport', 'prompt_lengths',
+           'count_over_limit']
 
 # %% ../nbs/02_templates.ipynb #80f75cf9
 PROMPT_VARIANTS = {'reference': 'prompts.json', 'appendix': 'prompts_appendix.json'}
@@ -289,6 +290,30 @@ def _drop_bracketed_parent(identifier:str) -> str:
         return (identifier[:identifier.index(' of ')] + identifier[identifier.index(']') + 1:]).strip()
     return identifier
 
+def make_request(prompts:Prompts,      # prompt texts
+                 direction:str,        # 'precision' | 'recall'
+                 prefix:str,           # the pair's shared prefix (`prompts.prefix(direction, target, source)`)
+                 target:str,           # the text searched (goes to the fields)
+                 pair:str,             # pair identifier, for error messages
+                 kind:str,             # 'entity' | 'attribute' | 'relation'
+                 entity:str,           # the entity as asked (a relation's subject); rewritten, if it was
+                 name:str='',          # its class name
+                 attribute:str='',     # attribute questions
+                 relation:str='',      # relation questions: the predicate ('holds', 'part of')
+                 object:str='',        # relation questions: the object as asked
+                 object_name:str='',   # relation questions: the object's class name
+                 raw:str='') -> JudgeRequest: # entity questions: the candidate before its rewrite ('' or `entity`: none)
+    "One question exactly as PoSh asks it: the prompt text and the same question as `QuestionFields`."
+    if kind == 'entity':   # worded with the raw candidate, whose last occurrence the rewrite then replaces
+        q = prompts.question(direction, kind, entity_identifier=raw or entity)
+        if raw and entity != raw: q = entity.join(q.rsplit(raw, 1))
+    elif kind == 'attribute': q = prompts.question(direction, kind, entity_identifier=entity, attribute=attribute)
+    elif kind == 'relation':
+        q = prompts.question(direction, kind, entity1_identifier=entity, entity2_identifier=object, relation=relation)
+    else: raise ValueError(f"unknown question kind {kind!r}: use 'entity', 'attribute' or 'relation'")
+    return JudgeRequest(prefix, q, pair, QuestionFields(kind, direction, target, entity, name, attribute, relation,
+                                                        object, object_name))
+
 def plan_questions(g:SceneGraph,          # the graph the elements come from (the source)
                    target:str,            # the text they are checked against
                    direction:str,         # 'precision' (g from the generation) or 'recall' (g from the reference)
@@ -301,9 +326,7 @@ def plan_questions(g:SceneGraph,          # the graph the elements come from (th
     if rewrite not in REWRITE_MODES: raise ValueError(f"rewrite must be one of {REWRITE_MODES}, not {rewrite!r}")
     prefix = prompts.prefix(direction, target=target, source=g.text)
     v, ents, answers = graph_view(g), g.entities, {}
-    def request(kind, e, fields, **fmt):
-        return JudgeRequest(prefix, prompts.question(direction, kind, **fmt), pair,
-                            QuestionFields(kind, direction, target, name=e.name, **fields))
+    def request(kind, e, entity, **kw): return make_request(prompts, direction, prefix, target, pair, kind, entity, e.name, **kw)
     # passes 1 and 2: entities without parents, then entities with parents, every candidate identifier of each
     for stage in ('parents', 'children'):
         todo = [e for e in ents if not e.viewer and bool(v.parents[e.id]) == (stage == 'children')]
@@ -314,10 +337,8 @@ def plan_questions(g:SceneGraph,          # the graph the elements come from (th
         texts, reqs, idents = iter(texts), [], []
         for e, c in asked:
             ident = c.raw if c.kind == 'head' else next(texts)
-            q = prompts.question(direction, 'entity', entity_identifier=c.raw)
-            if ident != c.raw: q = ident.join(q.rsplit(c.raw, 1))   # the rewrite replaces the raw identifier's last occurrence
             idents.append(ident)
-            reqs.append(JudgeRequest(prefix, q, pair, QuestionFields('entity', direction, target, ident, e.name)))
+            reqs.append(request('entity', e, ident, raw=c.raw))   # the rewrite replaces the raw identifier's last occurrence
         scores = (yield ('score', reqs)) if reqs else []
         for e in todo:
             ks = [k for k, (o, _) in enumerate(asked) if o.id == e.id]
@@ -340,8 +361,7 @@ def plan_questions(g:SceneGraph,          # the graph the elements come from (th
                          counted=not e.viewer)
             elements.append(el)
             if a.present:
-                todo.append((el, request('attribute', e, dict(entity=a.identifier, attribute=at.text),
-                                         entity_identifier=a.identifier, attribute=at.text)))
+                todo.append((el, request('attribute', e, a.identifier, attribute=at.text)))
     for l in v.links:
         s, o = answers[l.subject], answers[l.object]
         el = Element('relation', direction, l.subject, l.predicate, list(l.spans), object=l.object,
@@ -351,9 +371,8 @@ def plan_questions(g:SceneGraph,          # the graph the elements come from (th
         if s.present and o.present:
             i1 = _drop_bracketed_parent(s.identifier) if l.part_of else s.identifier
             i2 = _drop_bracketed_parent(o.identifier) if l.contains and not l.part_of else o.identifier
-            todo.append((el, request('relation', ents[l.subject], dict(entity=i1, relation=l.predicate, object=i2,
-                                     object_name=ents[l.object].name), entity1_identifier=i1, entity2_identifier=i2,
-                                     relation=l.predicate)))
+            todo.append((el, request('relation', ents[l.subject], i1, relation=l.predicate, object=i2,
+                                     object_name=ents[l.object].name)))
     scores = (yield ('score', [r for _, r in todo])) if todo else []
     for (el, r), s in zip(todo, scores): el.question, el.asked, el.score = r.question, True, s
     return elements
