@@ -266,7 +266,8 @@ def _finite(predicate:str) -> bool:
 
 def rule_rewrite(c:Candidate) -> str:
     "The noun phrase the rewrite prompt asks for, built by rule (for judges that cannot generate): deterministic."
-    if c.kind == 'attribute': return f"the {c.attribute} {c.base}"
+    if c.kind == 'attribute':   # 'small dog' -> 'the small dog'; a quantity with its own article stays: 'a few flecks'
+        return f"{'' if c.attribute.lower().startswith(('a ', 'an ')) else 'the '}{c.attribute} {c.base}"
     if c.kind != 'relation': return c.raw
     if c.role == 'subject':   # 'man feeds cat' -> 'the man that feeds the cat'; 'cat on sofa' -> 'the cat on the sofa'
         return f"the {c.subject} {'that ' if _finite(c.predicate) else ''}{c.predicate} {_the(c.object)}"
