@@ -15,17 +15,24 @@ from .judges import Judge, JudgeRequest, QuestionFields, BackendUnavailable, _ch
 from .templates import graph_view, viewer_identifier, HEAD_PRONOUNS, PART_OF, VIEWER_IDENTIFIERS
 
 # %% auto #0
-__all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'FEATURES', 'CALIBRATION_RESOURCE', 'PhraseVectors', 'norm_phrase', 'TargetIndex',
-           'per_entity_max', 'entity_match', 'question_atoms', 'question_features', 'Calibration', 'load_calibration',
-           'fit_logistic', 'fit_calibration', 'EmbeddingJudge']
+__all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'FEATURES', 'CALIBRATION_RESOURCE', 'same_length_groups', 'PhraseVectors',
+           'norm_phrase', 'TargetIndex', 'per_entity_max', 'entity_match', 'question_atoms', 'question_features',
+           'Calibration', 'load_calibration', 'fit_logistic', 'fit_calibration', 'EmbeddingJudge']
 
 # %% ../nbs/03a_embedding_judge.ipynb #96a63c00
 EMBEDDING_MODEL = 'all-MiniLM-L6-v2'
 
+def same_length_groups(phrases:list[str], model) -> list[list[str]]:
+    "`phrases` grouped by their token count under `model` (capped at its max_seq_length), in first-seen order."
+    n = [min(len(ids), model.max_seq_length) for ids in model.tokenizer(phrases, add_special_tokens=True)['input_ids']]
+    groups = {}
+    for p, k in zip(phrases, n): groups.setdefault(k, []).append(p)
+    return list(groups.values())
+
 class PhraseVectors:
     "Unit-length sentence embeddings of short phrases, with a bounded LRU cache."
     def __init__(self, name:str=EMBEDDING_MODEL, # sentence-transformers model: the packaged all-MiniLM-L6-v2, a folder or a hub id
-                 batch_size:int=128,              # phrases per forward pass
+                 batch_size:int=32,               # phrases per forward pass (part of the judge's numbers: see below)
                  cache_size:int=50_000,           # phrases kept (384 floats each)
                  model=None):                     # an already loaded SentenceTransformer (tests, sharing)
         self.name, self.batch_size, self.cache_size, self.model = name, batch_size, cache_size, model
@@ -43,12 +50,17 @@ class PhraseVectors:
         return self.model
 
     def add(self, phrases):
-        "Compute, in one batch, the vectors of the phrases not cached yet."
+        "Compute the vectors of the phrases not cached yet: batches of one shape, [batch_size, token length], no padding."
         new = [p for p in dict.fromkeys(phrases) if p not in self.cache]
         if new:
-            v = self.load().encode(new, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
-                                   show_progress_bar=False)
-            self.cache.update(zip(new, np.asarray(v, np.float32)))
+            model = self.load()
+            for group in same_length_groups(new, model):
+                for s in range(0, len(group), self.batch_size):
+                    chunk = group[s:s + self.batch_size]
+                    full = chunk + chunk[-1:] * (self.batch_size - len(chunk))   # always the same batch shape
+                    v = model.encode(full, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                                     show_progress_bar=False)
+                    self.cache.update(zip(chunk, np.asarray(v[:len(chunk)], np.float32)))
             self.encoded += len(new)
             while len(self.cache) > self.cache_size: self.cache.popitem(last=False)
 
@@ -265,7 +277,7 @@ class EmbeddingJudge(Judge):
                  model:str=EMBEDDING_MODEL,   # sentence-transformers model (the calibration must be fitted for it)
                  calibration=None,            # a Calibration, a JSON path, or None: the packaged one
                  graphs=None,                 # callable texts -> SceneGraphs; None: the embedded configuration's extractor
-                 batch_size:int=128,          # phrases per forward pass of the embedding model
+                 batch_size:int=32,           # phrases per forward pass of the embedding model (see Phrase vectors)
                  index_cache_size:int=256):   # target texts whose index is kept
         super().__init__(model)
         cal = calibration if isinstance(calibration, Calibration) else load_calibration(calibration)
