@@ -3,8 +3,10 @@ seconds per 100 questions.
 
     .venv/bin/python benchmarks/judges.py                     # test half; SmolLM2 variants on a subset of it
     .venv/bin/python benchmarks/judges.py --llm-targets 0     # without the (slow) SmolLM2 variants
-    .venv/bin/python benchmarks/judges.py --fit --version 2   # refit the embedding judge's calibration on the DEV half
-                                                              # and write posh/resources/embedding_judge_calibration.json
+    .venv/bin/python benchmarks/judges.py --fit --version 3   # refit the embedding judge's calibration on the DEV half
+                                                              # (the probe's, and the paraphrase benchmark's attribute and
+                                                              # relation questions) and write
+                                                              # posh/resources/embedding_judge_calibration.json
 
 The probe (data/judge_probe/probe.jsonl, built by data/judge_probe/build_probe.py) holds PoSh questions about real
 IIW-400 descriptions with automatic labels. Requests are rebuilt here with the current prompts
@@ -203,31 +205,82 @@ def llm_subset(probe, n_targets, seed=0):
     return [i for i, q in enumerate(probe) if (q['image'], q['role']) in keep]
 
 
+PARAPHRASE = ROOT / 'data/judge_probe/paraphrase/paraphrase.jsonl'
+PARAPHRASE_KINDS = ('attribute', 'relation')   # the kinds whose calibration also sees the paraphrase questions
+def _words(s: str) -> set:
+    return set(re.findall(r'[a-z]+', s.lower()))
+
+
+def paraphrase_questions(split: str, extractor, path=PARAPHRASE) -> list[tuple]:
+    """(JudgeRequest, label) of every question PoSh can ask about the paraphrase benchmark's `split` half
+    (data/judge_probe/paraphrase): labelled true, every element of the faithful paraphrase asked about its reference
+    and every element of the reference asked about the paraphrase; labelled false, the elements a swap touched (an
+    attribute with a colour word in the colour-swapped text, asked either way; the swapped object's entity, its
+    attributes and relations, asked either way). Every entity is taken as present (all questions are asked)."""
+    import importlib.util
+    from posh.templates import load_prompts, plan_questions, run_plan
+    spec = importlib.util.spec_from_file_location('paraphrase_build', path.parent / 'build.py')
+    build = importlib.util.module_from_spec(spec); spec.loader.exec_module(build)
+    colours = set(build.COLOURS)
+    rows = [r for r in map(json.loads, open(path)) if r['split'] == split]
+    prompts, out = load_prompts(), []
+    texts = list(dict.fromkeys(t for r in rows for t in (r['reference'], r['paraphrase'], r['colour_swapped'], r['object_swapped'])))
+    graphs = dict(zip(texts, extractor(texts)))
+    def asked(source, target, direction, pair):
+        reqs = []
+        def score(rs): reqs.extend(rs); return [5.0] * len(rs)
+        run_plan(plan_questions(graphs[source], target, direction, prompts, 2.0, pair, rewrite='rule'), None, score)
+        return reqs
+    def both_ways(text, ref, pair):   # (request, direction) of the text's elements vs ref, then ref's elements vs text
+        return [(q, 'precision') for q in asked(text, ref, 'precision', pair)] + [(q, 'recall') for q in asked(ref, text, 'recall', pair)]
+    for r in rows:
+        for q, _ in both_ways(r['paraphrase'], r['reference'], r['id']): out.append((q, 1))
+        for q, _ in both_ways(r['colour_swapped'], r['reference'], r['id']):
+            if q.fields.kind == 'attribute' and _words(q.fields.attribute) & colours: out.append((q, 0))
+        old, new = r['object_swap'].split(' -> ')
+        for q, d in both_ways(r['object_swapped'], r['reference'], r['id']):
+            swapped = new if d == 'precision' else old
+            names = _words(q.fields.name) | (_words(q.fields.object_name) if q.fields.kind == 'relation' else set())
+            if any(w == swapped or w.rstrip('s') == swapped for w in names): out.append((q, 0))
+    return out
+
+
 def fit(args):
     "Refit the embedding judge's calibration on the dev half and write it (a new version)."
     from posh.embedding_judge import (FEATURES, fit_calibration, CALIBRATION_RESOURCE, PhraseVectors, TargetIndex,
-                                      question_features)
+                                      question_features, load_lexicon)
     dev = load_probe(args.probe, 'dev')
     reqs = probe_requests(dev)
-    texts = list(dict.fromkeys(r.fields.target for r in reqs))
+    kinds, ys = [q['kind'] for q in dev], [q['label'] for q in dev]
     extractor = embedded_extractor()
+    if args.paraphrase:
+        # attributes and relations only: the probe's true ones are all elements of the target's own graph (exact
+        # matches), while its entity questions already ask by other names (coreferent heads, synonyms)
+        extra = [(q, y) for q, y in paraphrase_questions('dev', extractor) if q.fields.kind in PARAPHRASE_KINDS]
+        reqs += [q for q, _ in extra]; kinds += [q.fields.kind for q, _ in extra]; ys += [y for _, y in extra]
+    texts = list(dict.fromkeys(r.fields.target for r in reqs))
     graphs = dict(zip(texts, extractor(texts)))
-    index = {t: TargetIndex.from_graph(g) for t, g in graphs.items()}
+    lex = load_lexicon()
+    index = {t: TargetIndex.from_graph(g, lex) for t, g in graphs.items()}
     vec = PhraseVectors(args.model)
-    X = [question_features(r.fields, index[r.fields.target], vec) for r in reqs]  # what EmbeddingJudge.features computes
-    feats = {k: [x for x, q in zip(X, dev) if q['kind'] == k] for k in FEATURES}
-    labels = {k: [q['label'] for q in dev if q['kind'] == k] for k in FEATURES}
+    X = [question_features(r.fields, index[r.fields.target], vec, lex) for r in reqs]  # what EmbeddingJudge.features computes
+    feats = {k: [x for x, kk in zip(X, kinds) if kk == k] for k in FEATURES}
+    labels = {k: [y for y, kk in zip(ys, kinds) if kk == k] for k in FEATURES}
     sizes = ', '.join(f"{k} {len(v)}" for k, v in labels.items())
+    n_probe = {k: sum(q['kind'] == k for q in dev) for k in FEATURES}
+    para = (f" + data/judge_probe/paraphrase dev half (its {' and '.join(PARAPHRASE_KINDS)} questions: {', '.join(f'{k} {len(labels[k]) - n_probe[k]}' for k in PARAPHRASE_KINDS)})"
+            if args.paraphrase else '')
     cal = fit_calibration(feats, labels, args.version, args.model, args.l2,
-                          fitted_on=f"data/judge_probe dev half ({sizes} questions; {len({q['image'] for q in dev})} "
-                                    f"images), L2 {args.l2}, graphs {extractor.signature}, prompts "
-                                    f"{load_prompts().version}")
+                          fitted_on=f"data/judge_probe dev half ({', '.join(f'{k} {v}' for k, v in n_probe.items())} questions; "
+                                    f"{len({q['image'] for q in dev})} images){para}, L2 {args.l2}, graphs "
+                                    f"{extractor.signature}, prompts {load_prompts().version}")
     out = Path(args.calibration) if args.calibration else ROOT / 'posh' / CALIBRATION_RESOURCE
     out.write_text(json.dumps(cal.to_dict(), indent=1) + '\n')
     print(f"wrote {out}: {cal.tag}")
     for k in FEATURES:
         p = [cal.score(k, x) for x in feats[k]]
-        print(f"  dev AUC {k}: {auc(labels[k], p):.3f}; weights {dict(zip(FEATURES[k], cal.weights[k]))}, bias {cal.bias[k]}")
+        print(f"  dev AUC {k}: probe {auc(labels[k][:n_probe[k]], p[:n_probe[k]]):.3f}, with the paraphrase questions "
+              f"{auc(labels[k], p):.3f}; weights {dict(zip(FEATURES[k], cal.weights[k]))}, bias {cal.bias[k]}")
 
 
 def main(argv=None):
@@ -242,6 +295,8 @@ def main(argv=None):
     ap.add_argument('--model', default='all-MiniLM-L6-v2', help='--fit: embedding model')
     ap.add_argument('--l2', type=float, default=1.0, help='--fit: L2 penalty of the logistic maps')
     ap.add_argument('--calibration', default=None, help='--fit: output path (default: the package resource)')
+    ap.add_argument('--no-paraphrase', dest='paraphrase', action='store_false',
+                    help='--fit: the probe only (default: also the paraphrase benchmark\'s dev half)')
     args = ap.parse_args(argv)
     import torch
     torch.set_num_threads(args.threads)

