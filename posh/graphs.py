@@ -166,6 +166,12 @@ NEAR_ADVERBS = {'next', 'close', 'adjacent', 'away', 'near', 'up', 'out', 'ahead
 # nouns that name the photograph, a place in its frame, a property or a quantity rather than something depicted
 PHOTO_NOUNS = set('shot photo photograph image picture frame view scene snapshot closeup close-up angle perspective '
                   'composition viewpoint glimpse distance hint detail details depiction'.split())
+def _close_up(t) -> bool:
+    "The 'up' of 'close-up' / 'close up' when the parser takes it for a noun: a photo word, as 'close-up' is."
+    if t.lower_ != 'up' or t.i == 0: return False
+    p = t.doc[t.i - 1]
+    if p.text == '-' and t.i >= 2: p = t.doc[t.i - 2]
+    return p.lower_ == 'close'
 FRAME_POSITIONS = set('left right top bottom center centre middle corner edge side half quadrant foreground '
                       'background front rear part portion area section'.split())
 COMPLEX_PREP_NOUNS = {'front', 'left', 'right'}  # in front of, to the left of, to the right of: one preposition
@@ -447,7 +453,7 @@ class _Builder:
         for t in self.doc:
             if t.pos_ not in NOUNS: continue
             low, lem = t.lower_, t.lemma_.lower()
-            if lem in PHOTO_NOUNS and not (lem == 'frame' and any(c.dep_ in ('poss', 'prep') and
+            if (lem in PHOTO_NOUNS or _close_up(t)) and not (lem == 'frame' and any(c.dep_ in ('poss', 'prep') and
                                                                  (c.dep_ == 'poss' or c.lower_ == 'of') for c in t.children)):
                 self.skip.add(t.i)
             elif lem in PROPERTY_NOUNS or (lem.endswith('ness') and t.pos_ == 'NOUN') or \
