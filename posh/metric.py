@@ -4,7 +4,7 @@
 
 # %% ../nbs/05_posh.ipynb #76104ea8
 from __future__ import annotations
-import hashlib, json, os, sqlite3, sys, time
+import functools, hashlib, json, os, sqlite3, sys, time
 from dataclasses import dataclass, asdict, field
 from pathlib import Path
 import posh
@@ -15,8 +15,8 @@ from collections import OrderedDict
 from .judges import BACKENDS, make_judge, parse_judge_spec, embedded_gguf_path, model_short_name, Judge, backend_class
 
 # %% auto #0
-__all__ = ['CONFIGS', 'judge_can_rewrite', 'judge_signature', 'content_key', 'Cache', 'CachedJudge', 'check_pairs',
-           'element_from_dict', 'pair_from_dict', 'PoSh']
+__all__ = ['CONFIGS', 'judge_can_rewrite', 'judge_signature', 'content_key', 'code_fingerprint', 'Cache', 'CachedJudge',
+           'check_pairs', 'element_from_dict', 'pair_from_dict', 'PoSh']
 
 # %% ../nbs/05_posh.ipynb #0dc476d5
 CONFIGS = {
@@ -47,6 +47,15 @@ def content_key(*parts) -> str:
     h = hashlib.sha256()
     for p in parts: h.update(str(p).encode('utf-8')); h.update(b'\x00')
     return h.hexdigest()
+
+@functools.cache
+def code_fingerprint() -> str:
+    "SHA-256 (16 hex digits) of the installed package's own files (modules and resources), read once per process."
+    root = Path(posh.__file__).resolve().parent
+    h = hashlib.sha256()
+    for f in sorted(p for p in root.rglob('*') if p.is_file() and '__pycache__' not in p.parts and p.suffix != '.pyc'):
+        h.update(f.relative_to(root).as_posix().encode('utf-8')); h.update(b'\x00'); h.update(f.read_bytes()); h.update(b'\x00')
+    return h.hexdigest()[:16]
 
 class Cache:
     "A key-value store in SQLite (`posh-cache.sqlite`), by namespace; safe for concurrent processes."
@@ -113,12 +122,12 @@ class CachedJudge:
         return [found[k] for k in keys]
 
     def score(self, requests) -> list[float]:
-        keys = [content_key(self.signature, r.prefix, r.question, *([] if r.fields is None else [json.dumps(asdict(r.fields))]))
+        keys = [content_key(self.signature, code_fingerprint(), r.prefix, r.question, *([] if r.fields is None else [json.dumps(asdict(r.fields))]))
                 for r in requests]
         return self._cached('answer', keys, requests, self.judge.score)
 
     def generate(self, prompts, max_new_tokens:int=20) -> list[str]:
-        keys = [content_key(self.signature, max_new_tokens, p) for p in prompts]
+        keys = [content_key(self.signature, code_fingerprint(), max_new_tokens, p) for p in prompts]
         return self._cached('rewrite', keys, prompts, lambda ps: self.judge.generate(ps, max_new_tokens))
 
 # %% ../nbs/05_posh.ipynb #c1472b1f
@@ -211,13 +220,13 @@ class PoSh:
                 + ('|rewrite:rule' if self.rewrite == 'rule' else ''))
 
     def graphs(self, texts:list[str]) -> list[SceneGraph]:
-        "Scene graphs of `texts` (cached by text, parser, coreference, rule set and package version)."
-        keys = [content_key(posh.__version__, self.parser, self.coref, self.rules, t) for t in texts]
+        "Scene graphs of `texts` (cached by text, parser, coreference, rule set, package version and code fingerprint)."
+        keys = [content_key(posh.__version__, code_fingerprint(), self.parser, self.coref, self.rules, t) for t in texts]
         found = {k: self._recent[k] for k in keys if k in self._recent}
         if self.cache and len(found) < len(set(keys)): found.update(self.cache.get_many('graph', [k for k in keys if k not in found]))
         todo = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
         if todo:
-            new = {content_key(posh.__version__, self.parser, self.coref, self.rules, t): g.to_dict()
+            new = {content_key(posh.__version__, code_fingerprint(), self.parser, self.coref, self.rules, t): g.to_dict()
                    for t, g in zip(todo, self.extractor(todo))}
             if self.cache: self.cache.put_many('graph', new)
             found.update(new)
@@ -231,7 +240,7 @@ class PoSh:
         ids = [str(i) for i in range(len(gens))] if ids is None else [str(i) for i in ids]
         if len(ids) != len(gens): raise ValueError(f"{len(ids)} ids for {len(gens)} pairs")
         sig = self.signature
-        keys = [content_key(sig, g, json.dumps(r)) for g, r in zip(gens, refs)]
+        keys = [content_key(sig, code_fingerprint(), g, json.dumps(r)) for g, r in zip(gens, refs)]
         done = self.cache.get_many('pair', keys) if self.cache else {}
         out = [None] * len(gens)
         for i, k in enumerate(keys):
