@@ -304,12 +304,25 @@ class Embedder:
     def encode(self, texts:Sequence[str]) -> np.ndarray:
         "Normalised embeddings of `texts` (rows), computing only the ones not cached."
         new = list(dict.fromkeys(t for t in texts if t not in self.cache))
-        if new:
-            e = np.asarray(self.model.encode(new, batch_size=self.batch_size, normalize_embeddings=True,
+        for chunk, full in self._batches(new):
+            e = np.asarray(self.model.encode(full, batch_size=self.batch_size, normalize_embeddings=True,
                                              convert_to_numpy=True, show_progress_bar=False), dtype=np.float32)
-            self.cache.update(zip(new, e))
+            self.cache.update(zip(chunk, e[:len(chunk)]))
         if not len(texts): return np.zeros((0, 0), np.float32)
         return np.stack([self.cache[t] for t in texts])
+
+    def _batches(self, new:list[str]):
+        """(texts, batch sent) pairs: texts of one token length, in batches of one shape (`batch_size` rows, padded with
+        copies of the last text), so that a text's vector does not depend on which other texts were new with it (a
+        model without a tokenizer gets plain batches)."""
+        if not new: return
+        if getattr(self.model, 'tokenizer', None) is None or not hasattr(self.model, 'max_seq_length'):
+            yield new, new; return
+        from posh.embedding_judge import same_length_groups
+        for group in same_length_groups(new, self.model):
+            for s in range(0, len(group), self.batch_size):
+                chunk = group[s:s + self.batch_size]
+                yield chunk, chunk + chunk[-1:] * (self.batch_size - len(chunk))
 
 def load_embedder(name:str=EMBEDDED_EMBEDDER, # 'all-MiniLM-L6-v2' (embedded), a hub id (PAPER_EMBEDDER) or a local folder
                   device:str='cpu',           # torch device
