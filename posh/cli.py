@@ -45,13 +45,14 @@ def _check_row(number:int, raw, where:str) -> Row:
     "Validate one parsed row (a dict)."
     if not isinstance(raw, dict): raise RowError(f"{where}: expected an object with 'generation' and 'reference'")
     for f in ('generation', 'reference'):
-        if f not in raw or raw[f] is None or raw[f] == '': raise RowError(f"{where}: missing field {f!r}")
+        if f not in raw or raw[f] is None or (isinstance(raw[f], str) and raw[f] == ''): raise RowError(f"{where}: missing field {f!r}")
     gen, ref = raw['generation'], raw['reference']
     if not isinstance(gen, str): raise RowError(f"{where}: 'generation' must be a string, not {type(gen).__name__}")
     if isinstance(ref, str) and ref.lstrip().startswith('['):
         try: ref = json.loads(ref)
         except json.JSONDecodeError as e: raise RowError(f"{where}: 'reference' looks like a JSON list but is not valid JSON ({e})")
-    refs = [ref] if isinstance(ref, str) else ref
+    if hasattr(ref, 'tolist') and not isinstance(ref, str): ref = ref.tolist()   # a list column read by pandas or Arrow
+    refs = [ref] if isinstance(ref, str) else list(ref) if isinstance(ref, tuple) else ref
     if not isinstance(refs, list) or not refs or not all(isinstance(r, str) for r in refs):
         raise RowError(f"{where}: 'reference' must be a string or a non-empty list of strings")
     if not gen.strip(): raise RowError(f"{where}: 'generation' is empty")

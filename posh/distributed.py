@@ -9,6 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from .metric import PoSh, CONFIGS
+from .cli import _check_row, RowError
 
 # %% auto #0
 __all__ = ['OUTPUT_COLUMNS', 'RAY_INSTALL', 'require_ray', 'output_schema', 'PairError', 'row_id', 'parse_pair',
@@ -17,7 +18,7 @@ __all__ = ['OUTPUT_COLUMNS', 'RAY_INSTALL', 'require_ray', 'output_schema', 'Pai
            'ray_session', 'cmd_score_ray']
 
 # %% ../nbs/07_distributed.ipynb #c006
-OUTPUT_COLUMNS = ('id', 'precision', 'recall', 'f1', 'signature', 'error')  # plus 'elements' with granular=True
+OUTPUT_COLUMNS = ('id', 'precision', 'recall', 'f1', 'n_elements', 'signature', 'error')  # the CLI's; plus 'elements' with granular=True
 RAY_INSTALL = 'pip install "posh[ray]"   # or: pip install "ray[data]==2.60.0"'
 
 def require_ray():
@@ -41,7 +42,8 @@ def output_schema(granular:bool=False):
     "The Arrow schema of the output rows."
     import pyarrow as pa
     cols = [pa.field('id', pa.string()), pa.field('precision', pa.float64()), pa.field('recall', pa.float64()),
-            pa.field('f1', pa.float64()), pa.field('signature', pa.string()), pa.field('error', pa.string())]
+            pa.field('f1', pa.float64()), pa.field('n_elements', pa.int64()), pa.field('signature', pa.string()),
+            pa.field('error', pa.string())]
     if granular: cols.append(pa.field('elements', pa.string()))
     return pa.schema(cols)
 
@@ -55,21 +57,12 @@ def row_id(row:dict) -> str:
     return '' if rid is None else str(rid)
 
 def parse_pair(row:dict) -> tuple[str, list[str]]:
-    "(generation, references) of an input row, or a `PairError` naming its id."
+    "(generation, references) of an input row, checked as `posh score` checks a row (`posh.cli._check_row`), or a `PairError` naming its id."
     where = f"row id {row_id(row)!r}"
     if row.get('error'): raise PairError(f"{where}: {row['error']}")
-    gen, ref = row.get('generation'), row.get('reference')
-    if not isinstance(gen, str): raise PairError(f"{where}: 'generation' must be a string, not {type(gen).__name__}")
-    if not gen.strip(): raise PairError(f"{where}: 'generation' is empty")
-    if isinstance(ref, str) and ref.lstrip().startswith('['):
-        try: ref = json.loads(ref)
-        except json.JSONDecodeError as e: raise PairError(f"{where}: 'reference' looks like a JSON list but is not valid JSON ({e})")
-    if hasattr(ref, 'tolist') and not isinstance(ref, str): ref = ref.tolist()   # a NumPy array from a list column
-    refs = [ref] if isinstance(ref, str) else ref
-    if not isinstance(refs, (list, tuple)) or not refs or not all(isinstance(r, str) for r in refs):
-        raise PairError(f"{where}: 'reference' must be a string or a non-empty list of strings, not {ref!r:.60}")
-    if any(not r.strip() for r in refs): raise PairError(f"{where}: a 'reference' is empty")
-    return gen, list(refs)
+    try: r = _check_row(0, row, where)
+    except RowError as e: raise PairError(str(e)) from None
+    return r.generation, r.references
 
 # %% ../nbs/07_distributed.ipynb #c014
 class ScoringProgress:
@@ -139,8 +132,9 @@ class PairScorer:
         _report(progress, 'started', os.getpid(), time.time())
 
     def _record(self, rid:str, score=None, error:str|None=None) -> dict:
-        rec = {'id': rid, 'precision': None, 'recall': None, 'f1': None, 'signature': self.signature, 'error': error}
-        if score is not None: rec.update(precision=score.precision, recall=score.recall, f1=score.f1)
+        rec = {'id': rid, 'precision': None, 'recall': None, 'f1': None, 'n_elements': None, 'signature': self.signature,
+               'error': error}
+        if score is not None: rec.update(precision=score.precision, recall=score.recall, f1=score.f1, n_elements=score.n_elements)
         if self.granular:
             from posh.scoring import element_record
             rec['elements'] = None if score is None else json.dumps([element_record(e) for e in score.elements], ensure_ascii=False)
