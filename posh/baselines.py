@@ -19,10 +19,11 @@ __all__ = ['PTB_PUNCTUATION', 'SPICE_CORENLP', 'COARSE_BASELINES', 'LLM_JUDGE_PR
            'require_java', 'ptb_tokenize', 'meteor_scores', 'cider_scores', 'spice_missing', 'spice_scores',
            'baseline_signature', 'BaselineUnavailable', 'coarse_baseline_scores', 'llm_judge_prompt',
            'parse_llm_judge_reply', 'LLMJudgeScore', 'LLMJudgeBaseline', 'llm_judge_failures', 'parsed_pairs',
-           'embedded_model_path', 'Embedder', 'load_embedder', 'Segment', 'segment_similarities',
-           'segment_token_scores', 'embedding_token_scores', 'ngram_segments', 'FourGramEmbed', 'graph_segments',
-           'SGEmbed', 'random_token_scores', 'EmbedElement', 'GranularPrediction', 'flagged', 'best_match',
-           'sentence_spans', 'ngram_elements', 'FourGramEmbedV0', 'graph_components', 'SGEmbedV0', 'random_elements']
+           'embedded_model_path', 'Embedder', 'same_length_groups', 'fixed_shape_batches', 'load_embedder', 'Segment',
+           'segment_similarities', 'segment_token_scores', 'embedding_token_scores', 'ngram_segments', 'FourGramEmbed',
+           'graph_segments', 'SGEmbed', 'random_token_scores', 'EmbedElement', 'GranularPrediction', 'flagged',
+           'best_match', 'sentence_spans', 'ngram_elements', 'FourGramEmbedV0', 'graph_components', 'SGEmbedV0',
+           'random_elements']
 
 # %% ../nbs/11_baselines.ipynb #3fc976ea
 def check_pairs(gens:Sequence[str], # candidate descriptions (may be empty: a baseline scores them)
@@ -311,18 +312,26 @@ class Embedder:
         if not len(texts): return np.zeros((0, 0), np.float32)
         return np.stack([self.cache[t] for t in texts])
 
-    def _batches(self, new:list[str]):
-        """(texts, batch sent) pairs: texts of one token length, in batches of one shape (`batch_size` rows, padded with
-        copies of the last text), so that a text's vector does not depend on which other texts were new with it (a
-        model without a tokenizer gets plain batches)."""
-        if not new: return
-        if getattr(self.model, 'tokenizer', None) is None or not hasattr(self.model, 'max_seq_length'):
-            yield new, new; return
-        from posh.embedding_judge import same_length_groups
-        for group in same_length_groups(new, self.model):
-            for s in range(0, len(group), self.batch_size):
-                chunk = group[s:s + self.batch_size]
-                yield chunk, chunk + chunk[-1:] * (self.batch_size - len(chunk))
+    def _batches(self, new:list[str]): return fixed_shape_batches(new, self.model, self.batch_size)
+
+def same_length_groups(texts:list[str], model) -> list[list[str]]:
+    "`texts` grouped by their token count under `model` (capped at its max_seq_length), in first-seen order."
+    n = [min(len(ids), model.max_seq_length) for ids in model.tokenizer(texts, add_special_tokens=True)['input_ids']]
+    groups = {}
+    for t, k in zip(texts, n): groups.setdefault(k, []).append(t)
+    return list(groups.values())
+
+def fixed_shape_batches(texts:list[str], model, batch_size:int):
+    """(texts, batch to encode) pairs: texts of one token length, in batches of one shape (`batch_size` rows, padded
+    with copies of the last text), so that a text's vector does not depend on which other texts were encoded with it
+    (a model without a tokenizer gets plain batches). Used by `Embedder` and the embedding judge's `PhraseVectors`."""
+    if not texts: return
+    if getattr(model, 'tokenizer', None) is None or not hasattr(model, 'max_seq_length'):
+        yield texts, texts; return
+    for group in same_length_groups(texts, model):
+        for s in range(0, len(group), batch_size):
+            chunk = group[s:s + batch_size]
+            yield chunk, chunk + chunk[-1:] * (batch_size - len(chunk))
 
 def load_embedder(name:str=EMBEDDED_EMBEDDER, # 'all-MiniLM-L6-v2' (embedded), a hub id (PAPER_EMBEDDER) or a local folder
                   device:str='cpu',           # torch device

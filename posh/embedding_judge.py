@@ -13,23 +13,17 @@ import numpy as np
 from .graphs import SceneGraph
 from .judges import Judge, JudgeRequest, QuestionFields, BackendUnavailable, _check_requests, _where
 from .templates import graph_view, viewer_identifier, HEAD_PRONOUNS, PART_OF, VIEWER_IDENTIFIERS
+from .baselines import fixed_shape_batches, same_length_groups   # the batching the embedding baselines share
 
 # %% auto #0
 __all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'AUXILIARIES', 'PASSIVE_MARKS', 'FEATURES', 'CONTAINED', 'CONNECTIVES',
-           'CALIBRATION_RESOURCE', 'same_length_groups', 'PhraseVectors', 'norm_phrase', 'TargetIndex', 'load_lexicon',
-           'word_lemma', 'lemma_key', 'predicate_readings', 'contains_words', 'per_entity_max', 'lexical_match',
-           'entity_match', 'question_atoms', 'attribute_lexical', 'relation_lexical', 'question_features',
-           'Calibration', 'load_calibration', 'fit_logistic', 'fit_calibration', 'EmbeddingJudge']
+           'CALIBRATION_RESOURCE', 'PhraseVectors', 'norm_phrase', 'TargetIndex', 'load_lexicon', 'word_lemma',
+           'lemma_key', 'predicate_readings', 'contains_words', 'per_entity_max', 'lexical_match', 'entity_match',
+           'question_atoms', 'attribute_lexical', 'relation_lexical', 'question_features', 'Calibration',
+           'load_calibration', 'fit_logistic', 'fit_calibration', 'EmbeddingJudge']
 
 # %% ../nbs/03a_embedding_judge.ipynb #96a63c00
 EMBEDDING_MODEL = 'all-MiniLM-L6-v2'
-
-def same_length_groups(phrases:list[str], model) -> list[list[str]]:
-    "`phrases` grouped by their token count under `model` (capped at its max_seq_length), in first-seen order."
-    n = [min(len(ids), model.max_seq_length) for ids in model.tokenizer(phrases, add_special_tokens=True)['input_ids']]
-    groups = {}
-    for p, k in zip(phrases, n): groups.setdefault(k, []).append(p)
-    return list(groups.values())
 
 class PhraseVectors:
     "Unit-length sentence embeddings of short phrases, with a bounded LRU cache."
@@ -56,13 +50,10 @@ class PhraseVectors:
         new = [p for p in dict.fromkeys(phrases) if p not in self.cache]
         if new:
             model = self.load()
-            for group in same_length_groups(new, model):
-                for s in range(0, len(group), self.batch_size):
-                    chunk = group[s:s + self.batch_size]
-                    full = chunk + chunk[-1:] * (self.batch_size - len(chunk))   # always the same batch shape
-                    v = model.encode(full, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
-                                     show_progress_bar=False)
-                    self.cache.update(zip(chunk, np.asarray(v[:len(chunk)], np.float32)))
+            for chunk, full in fixed_shape_batches(new, model, self.batch_size):   # always the same batch shape
+                v = model.encode(full, batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
+                                 show_progress_bar=False)
+                self.cache.update(zip(chunk, np.asarray(v[:len(chunk)], np.float32)))
             self.encoded += len(new)
             while len(self.cache) > self.cache_size: self.cache.popitem(last=False)
 

@@ -219,15 +219,17 @@ class PoSh:
                 f"score:{self.score_mode}|weights:{w}|refs:joined+mean"
                 + ('|rewrite:rule' if self.rewrite == 'rule' else ''))
 
+    def _graph_key(self, text:str) -> str:
+        return content_key(posh.__version__, code_fingerprint(), self.parser, self.coref, self.rules, text)
+
     def graphs(self, texts:list[str]) -> list[SceneGraph]:
         "Scene graphs of `texts` (cached by text, parser, coreference, rule set, package version and code fingerprint)."
-        keys = [content_key(posh.__version__, code_fingerprint(), self.parser, self.coref, self.rules, t) for t in texts]
+        keys = [self._graph_key(t) for t in texts]
         found = {k: self._recent[k] for k in keys if k in self._recent}
         if self.cache and len(found) < len(set(keys)): found.update(self.cache.get_many('graph', [k for k in keys if k not in found]))
         todo = list(dict.fromkeys(t for t, k in zip(texts, keys) if k not in found))
         if todo:
-            new = {content_key(posh.__version__, code_fingerprint(), self.parser, self.coref, self.rules, t): g.to_dict()
-                   for t, g in zip(todo, self.extractor(todo))}
+            new = {self._graph_key(t): g.to_dict() for t, g in zip(todo, self.extractor(todo))}
             if self.cache: self.cache.put_many('graph', new)
             found.update(new)
         for k in keys: self._recent[k] = found[k]; self._recent.move_to_end(k)
