@@ -29,7 +29,7 @@ $(VENV)/.posh-dev: $(VENV)/.posh-runtime | java
 	$(PIP) install -q -e ".[dev,ray]"
 	touch $@
 
-# METEOR and the COCO tokenizer (pycocoevalcap, nbs/11_baselines) run Java: install a headless JRE only when
+# METEOR and the COCO tokenizer (pycocoevalcap, nbs/12_baselines) run Java: install a headless JRE only when
 # `java` is absent (Debian/Ubuntu apt-get; sudo when not root).
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 java:

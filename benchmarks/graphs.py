@@ -3,7 +3,7 @@
 Speed: the 200 IIW-400 texts (100 references, 100 generations) through the extractor of the base commit (imported
 from a `git archive` copy in a temporary folder) and through the current one, alternating, best of `--repeat`
 passes each; prints descriptions per second, the share of parse / coreference / assembly, and the ratio.
-Quality (`--quality`): element precision, recall and F1 (data/gold_graphs/score_graphs.py) of the base commit's
+Quality (`--quality`): element precision, recall and F1 (tools/score_graphs.py) of the base commit's
 extractor and of the current `reference` and `v2` rule sets on data/gold_graphs/dev.jsonl.
 
 Usage: .venv/bin/python benchmarks/graphs.py [--quality] [--base cdca388] [--repeat 3] [--coref rules]
@@ -33,7 +33,7 @@ def import_base(commit:str, folder:Path):
     return importlib.import_module('posh_base.graphs').GraphExtractor
 
 def load_scorer():
-    spec = importlib.util.spec_from_file_location('score_graphs', ROOT / 'data/gold_graphs/score_graphs.py')
+    spec = importlib.util.spec_from_file_location('score_graphs', ROOT / 'tools/score_graphs.py')
     mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
     return mod
 

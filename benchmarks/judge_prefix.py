@@ -11,7 +11,8 @@ scene graphs.
 import argparse, json, resource, sys, time
 from pathlib import Path
 
-from posh.judges import JudgeRequest, TransformersJudge
+from posh.judges import JudgeRequest
+from posh.transformers_judge import TransformersJudge
 
 ROOT = Path(__file__).resolve().parents[1]
 GUIDE = ("Consider paraphrases but do NOT infer unstated details.\n\n"

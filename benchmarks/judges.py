@@ -8,7 +8,7 @@ seconds per 100 questions.
                                                               # relation questions) and write
                                                               # posh/resources/embedding_judge_calibration.json
 
-The probe (data/judge_probe/probe.jsonl, built by data/judge_probe/build_probe.py) holds PoSh questions about real
+The probe (data/judge_probe/probe.jsonl, built by tools/build_probe.py) holds PoSh questions about real
 IIW-400 descriptions with automatic labels. Requests are rebuilt here with the current prompts
 (`posh.templates.make_request`, the builder PoSh's own questions go through; an entity asked under a rule rewrite
 keeps its raw candidate in the probe row), so LLM judges read exactly what PoSh would send them, and the embedding judge reads
@@ -81,7 +81,7 @@ def probe_requests(probe: list[dict]):
                                 raw=q.get('raw', '')))
         if out[-1].question.split('\n')[0] != q['question']:
             sys.exit(f"probe question {q['id']} is worded differently by the current prompts: rebuild the probe "
-                     f"(data/judge_probe/build_probe.py)")
+                     f"(tools/build_probe.py)")
     return out
 
 
@@ -219,7 +219,7 @@ def paraphrase_questions(split: str, extractor, path=PARAPHRASE) -> list[tuple]:
     attributes and relations, asked either way). Every entity is taken as present (all questions are asked)."""
     import importlib.util
     from posh.templates import load_prompts, plan_questions, run_plan
-    spec = importlib.util.spec_from_file_location('paraphrase_build', path.parent / 'build.py')
+    spec = importlib.util.spec_from_file_location('build_paraphrase', ROOT / 'tools' / 'build_paraphrase.py')
     build = importlib.util.module_from_spec(spec); spec.loader.exec_module(build)
     colours = set(build.COLOURS)
     rows = [r for r in map(json.loads, open(path)) if r['split'] == split]
@@ -328,7 +328,7 @@ def main(argv=None):
     table(rows, f"All {args.split}-half questions")
 
     if args.llm_targets > 0:
-        from posh.judges import make_judge
+        from posh.backends import make_judge
         idx = llm_subset(probe, args.llm_targets)
         sub, sreqs = [probe[i] for i in idx], [reqs[i] for i in idx]
         t0 = time.perf_counter()

@@ -9,7 +9,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from .metric import PoSh, CONFIGS
-from .cli import _check_row, RowError
+from .rows import check_row, RowError, read_rows, judge_kwargs as server_kwargs, CLIError
 
 # %% auto #0
 __all__ = ['OUTPUT_COLUMNS', 'RAY_INSTALL', 'require_ray', 'output_schema', 'PairError', 'row_id', 'parse_pair',
@@ -57,10 +57,10 @@ def row_id(row:dict) -> str:
     return '' if rid is None else str(rid)
 
 def parse_pair(row:dict) -> tuple[str, list[str]]:
-    "(generation, references) of an input row, checked as `posh score` checks a row (`posh.cli._check_row`), or a `PairError` naming its id."
+    "(generation, references) of an input row, checked as `posh score` checks a row (`posh.rows.check_row`), or a `PairError` naming its id."
     where = f"row id {row_id(row)!r}"
     if row.get('error'): raise PairError(f"{where}: {row['error']}")
-    try: r = _check_row(0, row, where)
+    try: r = check_row(0, row, where)
     except RowError as e: raise PairError(str(e)) from None
     return r.generation, r.references
 
@@ -402,7 +402,6 @@ def ray_session(address:str|None=None,          # None: start a local Ray; else 
 # %% ../nbs/07_distributed.ipynb #c036
 def cmd_score_ray(args) -> int:
     "`posh score INPUT -o OUT_DIR --engine ray [--workers N] [--address ADDR]`."
-    from posh.cli import read_rows, judge_kwargs as server_kwargs, CLIError
     if getattr(args, 'html', None):
         print("posh score: --html is not available with --engine ray (score, then render from the folder)", file=sys.stderr)
         return 2

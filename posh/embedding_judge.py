@@ -13,7 +13,7 @@ import numpy as np
 from .graphs import SceneGraph
 from .judges import Judge, JudgeRequest, QuestionFields, BackendUnavailable, _check_requests, _where
 from .templates import graph_view, viewer_identifier, HEAD_PRONOUNS, PART_OF, VIEWER_IDENTIFIERS
-from .baselines import fixed_shape_batches, same_length_groups   # the batching the embedding baselines share
+from .embedder import load_embedder, fixed_shape_batches, same_length_groups   # shared with the embedding baselines
 
 # %% auto #0
 __all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'AUXILIARIES', 'PASSIVE_MARKS', 'FEATURES', 'CONTAINED', 'CONNECTIVES',
@@ -38,7 +38,6 @@ class PhraseVectors:
     def load(self):
         "The sentence-transformers model (loaded on first use)."
         if self.model is None:
-            from posh.baselines import load_embedder
             if self.name == EMBEDDING_MODEL: os.environ.setdefault('HF_HUB_OFFLINE', '1')
             try: self.model = load_embedder(self.name).model
             except (ImportError, OSError) as e:
@@ -402,10 +401,8 @@ class EmbeddingJudge(Judge):
     def _graphs_of(self, texts:list[str]) -> list[SceneGraph]:
         if self._graphs is not None: return list(self._graphs(texts))
         if self._extractor is None:   # the embedded configuration's parser, coreference and rule set (v2)
-            from posh.graphs import GraphExtractor
-            from posh.metric import CONFIGS
-            c = CONFIGS['embedded']
-            self._extractor = GraphExtractor(c['parser'], c['coref'], rules=c['rules'])
+            from posh.graphs import GraphExtractor, EMBEDDED_GRAPHS
+            self._extractor = GraphExtractor(**EMBEDDED_GRAPHS)
         return self._extractor(texts)
 
     def index(self, texts:list[str]) -> dict[str, TargetIndex]:

@@ -8,11 +8,12 @@ import functools, hashlib, json, os, sqlite3, sys, time
 from dataclasses import dataclass, asdict, field
 from pathlib import Path
 import posh
-from .graphs import GraphExtractor, SceneGraph, Span, get_rules
+from .graphs import EMBEDDED_GRAPHS, GraphExtractor, SceneGraph, Span, get_rules
 from .templates import Element, load_prompts
 from .scoring import score_graphs, PairScore, check_weights, scores_frame, elements_frame
 from collections import OrderedDict
-from .judges import BACKENDS, make_judge, parse_judge_spec, embedded_gguf_path, model_short_name, Judge, backend_class
+from .judges import embedded_gguf_path, model_short_name, Judge
+from .backends import BACKENDS, make_judge, parse_judge_spec, backend_class
 
 # %% auto #0
 __all__ = ['CONFIGS', 'judge_can_rewrite', 'judge_signature', 'content_key', 'code_fingerprint', 'Cache', 'CachedJudge',
@@ -20,7 +21,7 @@ __all__ = ['CONFIGS', 'judge_can_rewrite', 'judge_signature', 'content_key', 'co
 
 # %% ../nbs/05_posh.ipynb #0dc476d5
 CONFIGS = {
-    'embedded': dict(parser='en_core_web_sm', coref='rules', rules='v2', judge='embedding:all-MiniLM-L6-v2',
+    'embedded': dict(**EMBEDDED_GRAPHS, judge='embedding:all-MiniLM-L6-v2',
                      threshold=2.0),  # the judge: nbs/03a
     'paper': dict(parser='en_core_web_trf', coref='maverick', rules='reference', judge='vllm:Qwen/Qwen3-14B',
                   threshold=2.0),

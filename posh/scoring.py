@@ -7,12 +7,12 @@ from __future__ import annotations
 import html, math, string
 from dataclasses import dataclass, field, asdict
 from .graphs import SceneGraph, Span
-from .templates import Element, Prompts, plan_questions
+from .templates import join_references, Element, Prompts, plan_questions
 
 # %% auto #0
 __all__ = ['KINDS', 'MISTAKE_RGB', 'OMISSION_RGB', 'drive', 'mean_score', 'coarse', 'f1_score', 'check_weights', 'PairScore',
-           'pair_score', 'join_references', 'score_graphs', 'prompt_floor', 'judge_token_counter', 'check_lengths',
-           'scores_frame', 'elements_frame', 'element_record', 'highlight_legend', 'highlight_html', 'worst']
+           'pair_score', 'score_graphs', 'prompt_floor', 'judge_token_counter', 'check_lengths', 'scores_frame',
+           'elements_frame', 'element_record', 'highlight_legend', 'highlight_html', 'worst']
 
 # %% ../nbs/04_scoring.ipynb #d5b48792
 def drive(plans:list, judge) -> list[list[Element]]:
@@ -95,8 +95,6 @@ def pair_score(prec:list[Element], recs:list[list[Element]], weights:dict|None=N
     return PairScore(p, r, f1_score(p, r), id, signature, els, rs, len(prec))
 
 # %% ../nbs/04_scoring.ipynb #0ad5810c
-def join_references(refs:list[str]) -> str: return '\n\n'.join(refs)
-
 def score_graphs(gen_graphs:list[SceneGraph],        # one graph per generation
                  ref_graphs:list[list[SceneGraph]],  # the graphs of each pair's references
                  judge,                              # a posh.judges.Judge (or anything with score/generate)

@@ -3,7 +3,7 @@
 * a server that accepts connections and never answers: with the default --timeout/--retries the run fails within
   2 minutes (measured: about 35 s, the server check up front), with the URL named, a warning while retrying, no
   traceback and no output file;
-* the real llama.cpp server of `posh.judges.LlamaCppServer` serving SmolLM2: `--judge openai:smollm2` scores a pair
+* the real llama.cpp server of `posh.llama_server.LlamaCppServer` serving SmolLM2: `--judge openai:smollm2` scores a pair
   with nothing loaded here and no Hugging Face hub (HF_HUB_OFFLINE=1);
 * the same server behind a relay that stops answering on the second pair: the run fails fast (`--concurrency 1
   --timeout 5 --retries 1`: llama-cpp-python answers one request at a time) and the completed pair is written, the
@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from posh.judges import LlamaCppServer
+from posh.llama_server import LlamaCppServer
 
 POSH = Path(sys.executable).parent / 'posh'
 PAIRS = [{'id': 'horse', 'generation': 'A white horse stands in a field.', 'reference': 'A brown horse in a green field.'},

@@ -94,7 +94,7 @@ def test_leaderboard_fixtures_rebuild(tmp_path):
     data = tmp_path/'data'
     shutil.copytree(ROOT/'data'/'iiw400', data/'iiw400')
     (data/'fixtures').mkdir()
-    for f in ('build_fixtures.py', 'build_leaderboard_fixtures.py'): shutil.copy(FIXTURES/f, data/'fixtures'/f)
-    subprocess.run([sys.executable, str(data/'fixtures'/'build_leaderboard_fixtures.py')], check=True, capture_output=True, timeout=60)
+    subprocess.run([sys.executable, str(ROOT/'tools'/'build_leaderboard_fixtures.py'), '--data', str(data)],
+                   check=True, capture_output=True, timeout=60)
     for f in ('docent_leaderboard.fixture.jsonl', 'docent_leaderboard_generations.fixture.jsonl'):
         assert (data/'fixtures'/f).read_text() == (FIXTURES/f).read_text(), f

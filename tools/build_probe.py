@@ -1,7 +1,7 @@
 """Build the judge probe set: PoSh questions about real IIW-400 descriptions, with automatic labels.
 
-    .venv/bin/python data/judge_probe/build_probe.py            # writes data/judge_probe/probe.jsonl
-    .venv/bin/python data/judge_probe/build_probe.py --check 50 # also prints 50 random labels to check by hand
+    .venv/bin/python tools/build_probe.py            # writes data/judge_probe/probe.jsonl
+    .venv/bin/python tools/build_probe.py --check 50 # also prints 50 random labels to check by hand
 
 Every question is asked about one *target* description of data/iiw400 (each image has two: the human one and the
 PaLI-5B one), in PoSh's own format: the target's scene graph comes from the embedded configuration's extractor
@@ -21,8 +21,9 @@ from posh.metric import CONFIGS
 from posh.templates import (load_prompts, make_request, plan_questions, run_plan, graph_view, entity_candidates,
                             rule_rewrite, Answer, HEAD_PRONOUNS, HIGHEST)
 
-HERE = Path(__file__).resolve().parent
-DATA = HERE.parent / 'iiw400' / 'p5b_vs_human_sxs.jsonl'
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT / 'data' / 'iiw400' / 'p5b_vs_human_sxs.jsonl'
+PROBE_DIR = ROOT / 'data' / 'judge_probe'
 PER_TEXT = 3      # questions of each label, kind and target text (at most)
 SEED = 0
 EMBEDDED = CONFIGS['embedded']   # the graphs of the embedded configuration (rule set v2), which the new default reads
@@ -277,7 +278,7 @@ def build(seed: int = SEED, per_text: int = PER_TEXT):
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument('--out', default=str(HERE / 'probe.jsonl'))
+    ap.add_argument('--out', default=str(PROBE_DIR / 'probe.jsonl'))
     ap.add_argument('--check', type=int, default=0, help='print this many random labels (seeded) to check by hand')
     a = ap.parse_args(argv)
     out, _ = build()

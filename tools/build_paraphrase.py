@@ -1,7 +1,7 @@
 """Build data/judge_probe/paraphrase/paraphrase.jsonl from the hand-written paraphrases (paraphrases.jsonl) and the
 IIW-400 references: per reference, its faithful paraphrase and three automatic variants of the reference.
 
-    .venv/bin/python data/judge_probe/paraphrase/build.py          # deterministic; rewrites paraphrase.jsonl
+    .venv/bin/python tools/build_paraphrase.py          # deterministic; rewrites paraphrase.jsonl
 
 * colour_swapped: every colour word of the reference replaced by another colour (the fixed map COLOURS, applied in
   one pass, case kept: "blue-gray" -> "orange-yellow");
@@ -16,8 +16,8 @@ import json, re, sys
 from collections import Counter
 from pathlib import Path
 
-HERE = Path(__file__).resolve().parent
-ROOT = HERE.parents[2]
+ROOT = Path(__file__).resolve().parents[1]
+HERE = ROOT / 'data' / 'judge_probe' / 'paraphrase'   # the hand-written paraphrases and the built set
 IIW = ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl'
 
 COLOURS = {'red': 'green', 'green': 'red', 'orange': 'blue', 'blue': 'orange', 'yellow': 'purple', 'purple': 'yellow',
