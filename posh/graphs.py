@@ -1027,11 +1027,11 @@ def _graph_reference(doc, clusters:list) -> SceneGraph:
                             seen_do = seen_do or role == 'direct_object'; objects.append(x)
                         else: prep_objects.append(x)
             if not subjects: continue
-            if not objects:   # no object: the verb (with its prepositions) is an attribute of each subject
-                for s in subjects:
+            if not objects:   # no object: the verb (with its prepositions) is an attribute of each subject; a piece
+                for s in subjects:   # reached twice (a preposition conjoined to one it hangs from) is said twice
                     if s not in ent_of: continue
                     handled.update(pieces)
-                    entities[ent_of[s]].attributes.append(span([t for p in sorted(set(pieces)) for t in R.words[p]]))
+                    entities[ent_of[s]].attributes.append(span([t for p in sorted(pieces) for t in R.words[p]]))
                 continue
             for is_subj, s in sorted([(True, s) for s in subjects] + [(False, o) for o in objects]):
                 if s not in ent_of: continue
