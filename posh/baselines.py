@@ -12,6 +12,7 @@ from typing import Any, Callable, Sequence
 import numpy as np
 from .meta_eval import tokenize, doc_sentences, DocToken, TokenLabels
 from .embedder import Embedder
+from .templates import graph_links
 
 
 # %% auto #0
@@ -265,7 +266,7 @@ class LLMJudgeBaseline:
         ids = [str(i) for i in range(len(gens))] if ids is None else [str(i) for i in ids]
         prompts = [llm_judge_prompt(g, r) for g, r in zip(gens, rs)]
         uniq = list(dict.fromkeys(prompts))
-        replies = dict(zip(uniq, self.judge.generate(uniq, self.max_new_tokens)))
+        replies = dict(zip(uniq, (t.strip() for t in self.judge.generate(uniq, self.max_new_tokens))))
         out = []
         for p, i in zip(prompts, ids):
             s, err = parse_llm_judge_reply(replies[p])
@@ -358,20 +359,26 @@ def _covered(tokens:Sequence[DocToken], spans) -> list[tuple[int, int]]:
     "The parser tokens overlapping any of `spans`, as (start, end)."
     return [(t.start, t.end) for a, b in spans for t in tokens if t.start < b and t.end > a]
 
-def graph_segments(graph,  # a posh.graphs.SceneGraph (or the same shape)
+def _head(e) -> str:
+    "An entity as the reference's SGEmbed writes it: its first mention as written (case kept), else its name."
+    ms = sorted(e.mentions, key=lambda m: m.start)
+    return ms[0].text if ms else e.name
+
+def graph_segments(graph,  # a posh.graphs.SceneGraph
                    doc,    # the parse of graph.text
                   ) -> list[Segment]:
-    "The scene-graph elements as segments: 'head', 'attribute head', 'quantity head', 'head relation tail', 'part of'."
+    "The scene-graph elements as segments, as the reference builds them: 'head', 'attribute head', 'head relation tail' (part-of included)."
     toks = [t for s in doc_sentences(doc) for t in s]
-    ents, out = {e.id: e for e in graph.entities}, []
+    def cover(spans): return _covered(toks, [(s.start, s.end) for s in spans if s is not None])
+    head, out = {e.id: _head(e) for e in graph.entities}, []
     for e in graph.entities:
-        out.append(Segment(e.name, _covered(toks, [(m.start, m.end) for m in e.mentions]), 'entity'))
-        q = getattr(e, 'quantity_span', None)
-        if e.quantity: out.append(Segment(f"{e.quantity} {e.name}", _covered(toks, [(q.start, q.end)] if q else []), 'quantity'))
-        out += [Segment(f"{a.text} {e.name}", _covered(toks, [(a.start, a.end)]), 'attribute') for a in e.attributes]
-    for r in graph.relations:
-        out.append(Segment(f"{ents[r.subject].name} {r.predicate} {ents[r.object].name}", _covered(toks, [(r.start, r.end)]), 'relation'))
-    out += [Segment(f"{e.name} part of {ents[e.part_of].name}", [], 'part of') for e in graph.entities if e.part_of is not None]
+        out.append(Segment(head[e.id], cover(e.mentions), 'entity'))
+        if e.quantity: out.append(Segment(f"{e.quantity} {head[e.id]}", cover([e.quantity_span]), 'quantity'))
+        same = {}   # one segment per distinct attribute text, with the tokens of every occurrence
+        for a in e.attributes: same.setdefault(a.text, []).append(a)
+        out += [Segment(f"{t} {head[e.id]}", cover(spans), 'attribute') for t, spans in same.items()]
+    for l in graph_links(graph):   # relations (repeats merged) and part-of links, with their words
+        out.append(Segment(f"{head[l.subject]} {l.predicate} {head[l.object]}", cover(l.spans), 'part of' if l.part_of else 'relation'))
     return out
 
 class SGEmbed:
@@ -380,7 +387,8 @@ class SGEmbed:
     def __init__(self, embedder:Embedder): self.embedder = embedder
 
     @property
-    def signature(self) -> str: return f"sgembed:{self.embedder.name}|sim:(cos+1)/2|unchecked:{self.unchecked:g}"
+    def signature(self) -> str:   # segments:2 = as the reference writes them (first mention, every occurrence, part of)
+        return f"sgembed:{self.embedder.name}|segments:2|sim:(cos+1)/2|unchecked:{self.unchecked:g}"
 
     def token_scores(self, labels:Mapping[str, Mapping[str, TokenLabels]], # `posh.meta_eval.token_labels`
                      docs:Mapping[str, Any],   # text -> parse, for every text in `labels`

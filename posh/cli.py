@@ -35,6 +35,8 @@ OUTPUT_FIELDS = {
                   "graph (nothing claimed, nothing wrong), not a perfect description",
     'signature': "everything the scores depend on (version, parser, coreference, judge, threshold, prompts, ...): "
                  "compare only scores with the same signature",
+    'truncated': "only with a judge that cuts over-long prompts (the paper configuration's vllm judge, as the authors' "
+                 "code): how many of the pair's prompts were cut to the window (their questions are lost)",
     'error': "only on rows that were not scored: why (their scores are empty: null in JSONL, blank in CSV)",
     'elements': "with --granular: every scored element, the generation's (precision) first, then each reference's "
                 "(recall); in CSV a JSON string",
@@ -81,6 +83,7 @@ def output_records(rows:list[Row], scores:dict, signature:str, granular:bool, er
         else:
             s = scores[r.number]
             rec.update(precision=s.precision, recall=s.recall, f1=s.f1, n_elements=s.n_elements, signature=signature)
+            if s.truncated is not None: rec['truncated'] = s.truncated   # a truncating judge (the paper configuration's)
             if granular: rec['elements'] = [element_record(e, question=questions) for e in s.elements]
         out.append(rec)
     return out

@@ -146,7 +146,8 @@ def load_hub_first(candidates:Sequence[tuple[str, str]], # (hub id, split) pairs
 # %% ../nbs/10_data.ipynb #fdc0cb35
 DOCENT_LABELS = ('1_much_better', '1_slightly_better', 'equal', '2_slightly_better', '2_much_better')
 DOCENT_DIMENSIONS = ('mistakes', 'omissions', 'overall_quality')
-DOCENT_COARSE_HUBS = (('amitha/docent-eval', 'coarse'), ('amitha/docent-eval-coarse', 'test'))  # tried in order
+# tried in order: the id the authors' newest evaluate_posh_coarse.py reads first, then the one of their older scripts
+DOCENT_COARSE_HUBS = (('amitha/docent-eval-coarse', 'test'), ('amitha/docent-eval', 'coarse'))
 DOCENT_COARSE_COLUMNS = ('uuid', 'model1', 'model2', 'model1_generation', 'model2_generation', 'reference',
                          *DOCENT_DIMENSIONS)
 

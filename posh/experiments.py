@@ -118,6 +118,10 @@ def length_note(metric,                   # a posh.metric.PoSh that has scored t
         return (f"Prompt length vs the reference's 1,999-token cut: not counted, the judge `{metric.judge.signature}` "
                 "has no chat tokenizer here (run with config paper for Qwen3-14B's count).")
     rep = count_over_limit(generations, references, tok)
+    if getattr(metric, 'truncates', False):
+        n = getattr(metric, 'stats', {}).get('prompts_truncated', 0)
+        return (f"Prompt length under the judge's tokenizer: {rep}; those prompts were cut to their first 1,999 tokens, "
+                f"as the authors' code cuts them ({n} prompts cut in the last run; `truncated` column).")
     return f"Prompt length under the judge's tokenizer: {rep} (PoSh raises an error instead of cutting)."
 
 # %% ../nbs/13_experiments.ipynb #b95f979c

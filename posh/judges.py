@@ -220,7 +220,7 @@ class Judge:
         raise NotImplementedError
 
     def generate(self, prompts: list[str], max_new_tokens: int = 20) -> list[str]:
-        "Greedy completion of each prompt (one chat user message), stripped."
+        "Greedy completion of each prompt (one chat user message), as the model wrote it (not stripped: the caller decides)."
         raise NotImplementedError
 
     @property

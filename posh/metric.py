@@ -4,14 +4,15 @@
 
 # %% ../nbs/05_posh.ipynb #76104ea8
 from __future__ import annotations
-import functools, hashlib, json, os, sqlite3, sys, time
+import functools, hashlib, json, os, sqlite3, sys, time, warnings
 from dataclasses import dataclass, asdict, field
 from pathlib import Path
 import posh
 from .graphs import EMBEDDED_GRAPHS, GraphExtractor, SceneGraph, Span, get_rules
 from .templates import Element, load_prompts
 from .scoring import score_graphs, PairScore, check_weights, scores_frame, elements_frame
-from collections import OrderedDict
+from collections import Counter, OrderedDict
+from .vllm_judge import VLLMJudge
 from .judges import embedded_gguf_path, model_short_name, Judge
 from .backends import BACKENDS, make_judge, parse_judge_spec, backend_class
 
@@ -22,9 +23,10 @@ __all__ = ['CONFIGS', 'judge_can_rewrite', 'judge_signature', 'content_key', 'co
 # %% ../nbs/05_posh.ipynb #0dc476d5
 CONFIGS = {
     'embedded': dict(**EMBEDDED_GRAPHS, judge='embedding:all-MiniLM-L6-v2',
-                     threshold=2.0),  # the judge: nbs/03a
+                     threshold=2.0, rewrites='llm'),  # the judge: nbs/03a
+    # the authors' code: rewrites used as the judge wrote them; with the vllm judge, their sampling and their cut
     'paper': dict(parser='en_core_web_trf', coref='maverick', rules='reference', judge='vllm:Qwen/Qwen3-14B',
-                  threshold=2.0),
+                  threshold=2.0, rewrites='raw', judge_defaults={'vllm': dict(truncate='reference', sampling='reference')}),
 }
 
 def judge_can_rewrite(judge) -> bool:
@@ -94,9 +96,10 @@ class Cache:
 # %% ../nbs/05_posh.ipynb #87c247b5
 class CachedJudge:
     "A judge behind the answer cache; the wrapped judge is created on first need."
-    def __init__(self, make, signature:str, cache:Cache|None):
+    def __init__(self, make, signature:str, cache:Cache|None, track_cuts:bool=False):
         self._make, self._judge, self.signature, self.cache = make, None, signature, cache
-        self.hits = 0
+        self.hits, self.track_cuts = 0, track_cuts   # track_cuts: count the prompts a truncating judge cut, per pair
+        self.cuts, self._cut = Counter(), set()       # pair id -> prompts cut (cached answers included); keys cut
 
     @property
     def judge(self):
@@ -116,7 +119,7 @@ class CachedJudge:
         miss = [i for i, k in enumerate(keys) if k not in found]
         self.hits += len(keys) - len(miss)
         if miss:
-            answers = ask([items[i] for i in miss])
+            answers = ask([items[i] for i in miss], [keys[i] for i in miss])
             new = {keys[i]: a for i, a in zip(miss, answers)}
             if self.cache: self.cache.put_many(ns, new)
             found.update(new)
@@ -125,11 +128,24 @@ class CachedJudge:
     def score(self, requests) -> list[float]:
         keys = [content_key(self.signature, code_fingerprint(), r.prefix, r.question, *([] if r.fields is None else [json.dumps(asdict(r.fields))]))
                 for r in requests]
-        return self._cached('answer', keys, requests, self.judge.score)
+        out = self._cached('answer', keys, requests, self._ask)
+        if self.track_cuts:
+            cut = self._cut | (set(self.cache.get_many('cut', keys)) if self.cache else set())
+            self.cuts.update(r.pair for r, k in zip(requests, keys) if k in cut)
+        return out
+
+    def _ask(self, requests, keys) -> list[float]:
+        "Ask the judge; remember (and store) the keys of the prompts it says it cut (`last_cut`)."
+        out = self.judge.score(requests)
+        cut = [k for k, f in zip(keys, getattr(self.judge, 'last_cut', None) or []) if f] if self.track_cuts else []
+        if cut:
+            self._cut.update(cut)
+            if self.cache: self.cache.put_many('cut', {k: True for k in cut})
+        return out
 
     def generate(self, prompts, max_new_tokens:int=20) -> list[str]:
         keys = [content_key(self.signature, code_fingerprint(), max_new_tokens, p) for p in prompts]
-        return self._cached('rewrite', keys, prompts, lambda ps: self.judge.generate(ps, max_new_tokens))
+        return self._cached('rewrite', keys, prompts, lambda ps, ks: self.judge.generate(ps, max_new_tokens))
 
 # %% ../nbs/05_posh.ipynb #c1472b1f
 def check_pairs(generations, references, allow_empty:bool=False) -> tuple[list[str], list[list[str]]]:
@@ -184,7 +200,9 @@ class PoSh:
             if v is not None: c[k] = v
         self.config, self.parser, self.coref, self.threshold = config, c['parser'], c['coref'], float(c['threshold'])
         self.rules = get_rules(c['rules']).name
-        self.judge_spec, self.judge_kwargs = c['judge'], dict(judge_kwargs or {})
+        backend = parse_judge_spec(c['judge'])[0] if isinstance(c['judge'], str) else getattr(c['judge'], 'backend', None)
+        self.judge_spec = c['judge']   # the configuration's settings for this backend, then the user's (which win)
+        self.judge_kwargs = {**c.get('judge_defaults', {}).get(backend, {}), **dict(judge_kwargs or {})}
         self.weights = check_weights(weights)
         self.prompts = load_prompts()
         self.cache = Cache(cache_dir) if cache_dir is not None else None
@@ -192,12 +210,16 @@ class PoSh:
         self.batch_size, self.progress = batch_size, progress
         self._extractor = None
         exact = ':exact' if self.judge_kwargs.get('exact') else ''
-        trunc = f":truncate={self.judge_kwargs['truncate']}" if self.judge_kwargs.get('truncate') else ''
-        self.judge = CachedJudge(self._make_judge, judge_signature(self.judge_spec, self.judge_kwargs) + exact + trunc, self.cache)
+        kw = self.judge_kwargs
+        trunc = VLLMJudge.signature_suffix(kw.get('truncate'), kw.get('sampling'), kw.get('seed', 0)) if isinstance(self.judge_spec, str) else ''
+        self.truncates = bool(kw.get('truncate')) if isinstance(self.judge_spec, str) else bool(getattr(self.judge_spec, 'truncate', None))
+        self.judge = CachedJudge(self._make_judge, judge_signature(self.judge_spec, kw) + exact + trunc, self.cache,
+                                 track_cuts=self.truncates)
         spec_class = backend_class(parse_judge_spec(self.judge_spec)[0]) if isinstance(self.judge_spec, str) else self.judge_spec
-        self.score_mode = getattr(spec_class, 'score_mode', None) or ('exact' if self.judge.signature.endswith(':exact') else 'top20')  # how answers become scores
+        self.score_mode = getattr(spec_class, 'score_mode', None) or ('exact' if self.judge.signature.endswith(':exact') else
+                          'top20+sampled' if kw.get('sampling') == 'reference' else 'top20')  # how answers become scores
         self._recent = OrderedDict()  # graphs of the latest texts (content key -> dict), so no text is parsed twice
-        self.rewrite = 'llm' if judge_can_rewrite(self.judge_spec) else 'rule'
+        self.rewrite = c['rewrites'] if judge_can_rewrite(self.judge_spec) else 'rule'   # 'llm' (stripped), 'raw' or 'rule'
         self.stats = {}
 
     def _make_judge(self):
@@ -218,7 +240,7 @@ class PoSh:
         return (f"posh:{posh.__version__}|parser:{self.parser}|coref:{self.coref}|graphs:{self.rules}|judge:{self.judge.signature}|"
                 f"threshold:{self.threshold:g}|prompts:{self.prompts.version}|"
                 f"score:{self.score_mode}|weights:{w}|refs:joined+mean"
-                + ('|rewrite:rule' if self.rewrite == 'rule' else ''))
+                + (f'|rewrite:{self.rewrite}' if self.rewrite in ('rule', 'raw') else ''))
 
     def _graph_key(self, text:str) -> str:
         return content_key(posh.__version__, code_fingerprint(), self.parser, self.coref, self.rules, text)
@@ -260,15 +282,25 @@ class PoSh:
             chunk = todo[s:s + self.batch_size]
             texts = [gens[i] for i in chunk] + [r for i in chunk for r in refs[i]]
             gs = dict(zip(texts, self.graphs(texts)))
+            self.judge.cuts.clear()
             scores = score_graphs([gs[gens[i]] for i in chunk], [[gs[r] for r in refs[i]] for i in chunk],
                                   self.judge, self.prompts, self.threshold, self.weights,
                                   [ids[i] for i in chunk], granular=True, signature=sig, rewrite=self.rewrite)
+            if self.truncates:
+                for i, sc in zip(chunk, scores): sc.truncated = self.judge.cuts[ids[i]]
             if self.cache: self.cache.put_many('pair', {keys[i]: asdict(sc) for i, sc in zip(chunk, scores)})
             for i, sc in zip(chunk, scores): out[i] = sc
             if bar: bar.update(len(chunk))
         if bar: bar.close()
         self.stats.update(judge_calls=self.judge.calls - calls0, questions_cached=self.judge.hits - hits0,
                           seconds=time.perf_counter() - t0)
+        cut = [sc.truncated for sc in out if sc.truncated]
+        if self.truncates: self.stats['prompts_truncated'] = sum(cut)
+        if cut:
+            warnings.warn(f"{sum(cut)} prompt(s) of {len(cut)} of {len(out)} pair(s) were longer than the judge's window and "
+                          "were cut to its first max_model_len - 1 tokens, as the authors' code cuts them (the question at "
+                          "the end is lost); the `truncated` field (column) counts them per pair. Pass "
+                          "judge_kwargs={'truncate': None} to get an error instead", stacklevel=2)
         if not granular:
             for sc in out: sc.elements = None
         return out

@@ -303,7 +303,7 @@ class OpenAIJudge(Judge):
         return out
 
     def generate(self, prompts: list[str], max_new_tokens: int = 20) -> list[str]:
-        "Greedy completion of each prompt (one user message), stripped."
+        "Greedy completion of each prompt (one user message), as written (not stripped)."
         if isinstance(prompts, str) or not all(isinstance(p, str) for p in prompts):
             raise TypeError("generate() takes a list of strings")
         where = [f"generation prompt {i}" for i in range(len(prompts))]
@@ -311,7 +311,7 @@ class OpenAIJudge(Judge):
         for resp in self._ask([self._payload(p, max_new_tokens, w, False) for p, w in zip(prompts, where)], where):
             c = (resp.get('choices') or [{}])[0]
             text = (c.get('message') or {}).get('content') if self.mode == 'chat' else c.get('text', resp.get('content'))
-            out.append(str(text or '').strip())
+            out.append(str(text or ''))
         return out
 
     def close(self): "Nothing to release (each call opens and closes its own connections)."

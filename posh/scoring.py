@@ -76,9 +76,12 @@ class PairScore:
     elements: list[Element]|None = None  # precision elements (from the generation), then recall elements
     recalls: list[float] = field(default_factory=list)  # recall against each reference
     n_elements: int|None = None  # elements of the generation's graph; 0: precision is 1.0 by the paper's rule
+    truncated: int|None = None   # prompts of this pair cut to the judge's window (a truncating judge only, else None)
 
-    def coarse(self) -> dict: return {'id': self.id, 'precision': self.precision, 'recall': self.recall, 'f1': self.f1,
-                                      'n_elements': self.n_elements, 'signature': self.signature}
+    def coarse(self) -> dict:
+        d = {'id': self.id, 'precision': self.precision, 'recall': self.recall, 'f1': self.f1,
+             'n_elements': self.n_elements, 'signature': self.signature}
+        return d if self.truncated is None else {**d, 'truncated': self.truncated}
 
 def pair_score(prec:list[Element], recs:list[list[Element]], weights:dict|None=None, id=None, signature='',
                granular:bool=False) -> PairScore:
@@ -148,6 +151,8 @@ def judge_token_counter(judge):
 def check_lengths(judge, prompts:Prompts, generations:list[str], references:list,
                   ids:list|None=None) -> list[str|None]:
     "Per pair, None or an error saying that its prompts cannot fit the judge's context window (from `prompt_floor`)."
+    if getattr(judge, 'track_cuts', False) or getattr(getattr(judge, 'loaded', None) or judge, 'truncate', None):
+        return [None] * len(generations)   # a judge that cuts over-long prompts (as the reference does) counts them instead
     counter = judge_token_counter(judge)
     if counter is None: return [None] * len(generations)
     count, window = counter

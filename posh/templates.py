@@ -281,7 +281,7 @@ def rule_rewrite(c:Candidate) -> str:
     return f"the {c.object} that {_the(c.subject)} {'' if _finite(c.predicate) else 'is '}{c.predicate}"
 
 # %% ../nbs/03_templates.ipynb #d5a3591a
-REWRITE_MODES = ('llm', 'rule')
+REWRITE_MODES = ('llm', 'raw', 'rule')  # judge's text stripped | judge's text as written (the reference) | `rule_rewrite`
 
 def best_candidate(scores:list[float]) -> int:
     "The winning candidate: the first with the highest score rounded by Python's `round` (halves to even)."
@@ -326,7 +326,7 @@ def plan_questions(g:SceneGraph,          # the graph the elements come from (th
                    prompts:Prompts,       # prompt texts
                    threshold:float=2,     # presence threshold on an entity's score
                    pair:str='',           # pair identifier, for the judge's error messages
-                   rewrite:str='llm'):    # identifier rewrites: 'llm' (asked to the judge) or 'rule' (`rule_rewrite`)
+                   rewrite:str='llm'):    # identifier rewrites: 'llm' (the judge's, stripped), 'raw' (the judge's, as written: the reference) or 'rule'
     "Generator of the passes: yields ('generate'|'score', batch), receives answers, returns the Elements."
     if direction not in ('precision', 'recall'): raise ValueError(f"direction must be 'precision' or 'recall', not {direction!r}")
     if rewrite not in REWRITE_MODES: raise ValueError(f"rewrite must be one of {REWRITE_MODES}, not {rewrite!r}")
@@ -340,6 +340,7 @@ def plan_questions(g:SceneGraph,          # the graph the elements come from (th
         new = [c for _, c in asked if c.kind != 'head']
         if rewrite == 'rule': texts = [rule_rewrite(c) for c in new]
         else: texts = (yield ('generate', [prompts.rewrite(c.kind, c.raw) for c in new])) if new else []
+        if rewrite == 'llm': texts = [t.strip() for t in texts]
         texts, reqs, idents = iter(texts), [], []
         for e, c in asked:
             ident = c.raw if c.kind == 'head' else next(texts)

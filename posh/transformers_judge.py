@@ -183,7 +183,7 @@ class TransformersJudge(Judge):
         return scores
 
     def generate(self, prompts: list[str], max_new_tokens: int = 20) -> list[str]:
-        "Greedy completion of each prompt (one user message), batched with left padding, stopped at EOS, stripped."
+        "Greedy completion of each prompt (one user message), batched with left padding, stopped at EOS, as written (not stripped)."
         import torch
         from transformers import GenerationConfig
         if isinstance(prompts, str) or not all(isinstance(p, str) for p in prompts):
@@ -203,6 +203,6 @@ class TransformersJudge(Judge):
                 x = torch.tensor([[self.pad_id] * (L - len(r)) + r for r in rows], device=self.device)
                 m = torch.tensor([[0] * (L - len(r)) + [1] * len(r) for r in rows], device=self.device)
                 g = self.lm.generate(input_ids=x, attention_mask=m, generation_config=cfg)
-                out += [t.strip() for t in self.tok.batch_decode(g[:, L:], skip_special_tokens=True)]
+                out += self.tok.batch_decode(g[:, L:], skip_special_tokens=True)
         self.calls += len(prompts)
         return out

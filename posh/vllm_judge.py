@@ -5,13 +5,16 @@
 # %% ../nbs/02b_vllm_judge.ipynb #c796d405
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
+from collections.abc import Mapping
 from .judges import BackendUnavailable, ChatEncoder, ContextLengthError, Judge, JudgeRequest, PAPER_JUDGE, _check_requests, _hub_hint, _where, digit_score
 
 
 # %% auto #0
-__all__ = ['VLLM_ENV', 'TRUNCATE_MODES', 'vllm_environment', 'fit_prompt', 'VLLMJudge']
+__all__ = ['VLLM_ENV', 'TRUNCATE_MODES', 'SAMPLING_MODES', 'vllm_environment', 'fit_prompt', 'request_seed',
+           'first_token_entries', 'prompt_ids', 'VLLMJudge']
 
 # %% ../nbs/02b_vllm_judge.ipynb #4c99aaf3
 VLLM_ENV = {'VLLM_USE_V1': '1',                           # the V1 engine
@@ -56,6 +59,26 @@ def _require_vllm():
     import vllm
     return vllm
 
+SAMPLING_MODES = (None, 'reference')
+
+def request_seed(seed: int, ids: list[int]) -> int:
+    "A per-request sampling seed from the judge's `seed` and the prompt ids: the same prompt draws the same token in any batch."
+    h = hashlib.sha256(f"{seed}:".encode() + b','.join(str(i).encode() for i in ids)).digest()
+    return int.from_bytes(h[:4], 'big') & 0x7fffffff
+
+def first_token_entries(position: Mapping, top_k: int, sampled: bool) -> list:
+    "The (token id, logprob record) pairs read from vLLM's dict for the first answer token: its `top_k` best, or, with `sampled`, every entry (vLLM adds the sampled token when it ranks below the top `top_k`), as the reference reads them."
+    items = list(position.items())
+    return items if sampled else sorted(items, key=lambda kv: -kv[1].logprob)[:top_k]
+
+def prompt_ids(enc: ChatEncoder, requests: list[JudgeRequest], max_model_len: int, truncate: str | None,
+               signature: str) -> tuple[list[list[int]], list[bool]]:
+    "The prompt ids the engine gets for each request (chat-formatted, fitted by `fit_prompt`) and whether each was cut."
+    ids = [h + q for h, q in map(enc.split, requests)]
+    fitted = [fit_prompt(x, 1, max_model_len, truncate, _where(i, r.pair), signature)
+              for i, (x, r) in enumerate(zip(ids, requests))]
+    return fitted, [len(f) < len(x) for f, x in zip(fitted, ids)]
+
 class VLLMJudge(Judge):
     "The paper's judge: an offline vLLM engine (GPU), first token's top-20 logprobs, the reference's engine environment."
     backend = 'vllm'
@@ -64,14 +87,17 @@ class VLLMJudge(Judge):
                  max_model_len: int = 2000,         # the paper's window
                  enable_prefix_caching: bool = True,
                  gpu_memory_utilization: float = 0.9,
-                 seed: int = 0,
+                 seed: int = 0,                     # engine seed; with sampling='reference' also the base of each request's seed
                  top_k: int = 20,                   # top log-probabilities read (the paper: 20)
                  truncate: str | None = None,       # None: over-long prompts raise; 'reference': keep the first max_model_len - 1 ids
+                 sampling: str | None = None,       # None: first token at temperature 0; 'reference': sampled at temperature 1 as the reference
                  **llm_kwargs):                     # more `vllm.LLM` arguments (dtype, tensor_parallel_size, ...)
         if truncate not in TRUNCATE_MODES: raise ValueError(f"truncate must be one of {TRUNCATE_MODES}, not {truncate!r}")
+        if sampling not in SAMPLING_MODES: raise ValueError(f"sampling must be one of {SAMPLING_MODES}, not {sampling!r}")
         vllm = _require_vllm()
         super().__init__(str(model))
-        self.max_model_len, self.top_k, self.truncate, self._vllm = max_model_len, top_k, truncate, vllm
+        self.max_model_len, self.top_k, self.truncate, self.sampling, self.seed = max_model_len, top_k, truncate, sampling, seed
+        self._vllm, self.last_cut = vllm, []
         try:
             self.llm = vllm.LLM(model=str(model), max_model_len=max_model_len, enable_prefix_caching=enable_prefix_caching,
                                 gpu_memory_utilization=gpu_memory_utilization, seed=seed, **llm_kwargs)
@@ -80,36 +106,42 @@ class VLLMJudge(Judge):
         self.tok = self.llm.get_tokenizer()
         self.enc = ChatEncoder(self.tok)
 
+    @staticmethod
+    def signature_suffix(truncate: str | None = None, sampling: str | None = None, seed: int = 0) -> str:
+        "What the settings add to `vllm:MODEL` in a signature: `:truncate=reference`, `:sample=t1,seed=S`."
+        return (f':truncate={truncate}' if truncate else '') + (f':sample=t1,seed={seed}' if sampling else '')
+
     @property
     def signature(self) -> str:
-        return super().signature + (f':truncate={self.truncate}' if self.truncate else '')
+        return super().signature + self.signature_suffix(self.truncate, self.sampling, self.seed)
 
-    def _prompts(self, ids: list[list[int]], extra: int, names: list[str]) -> list[dict]:
-        return [{'prompt_token_ids': fit_prompt(x, extra, self.max_model_len, self.truncate, where, self.signature)}
-                for x, where in zip(ids, names)]
+    def _params(self, ids: list[int]):
+        "Sampling parameters of one question: the reference's (temperature 1, 5 tokens, seeded per request) or greedy, 1 token."
+        if self.sampling == 'reference':
+            return self._vllm.SamplingParams(temperature=1, top_p=1, n=1, max_tokens=5, logprobs=self.top_k,
+                                             seed=request_seed(self.seed, ids))
+        return self._vllm.SamplingParams(max_tokens=1, logprobs=self.top_k, temperature=0)
 
     def score(self, requests: list[JudgeRequest]) -> list[float]:
-        "One score in [1, 5] per request, in order."
+        "One score in [1, 5] per request, in order; `last_cut` says which prompts were cut to the window."
         requests = _check_requests(requests)
-        ids = [h + q for h, q in map(self.enc.split, requests)]
-        prompts = self._prompts(ids, 1, [_where(i, r.pair) for i, r in enumerate(requests)])
-        sp = self._vllm.SamplingParams(max_tokens=1, logprobs=self.top_k, temperature=0)
-        outs = self.llm.generate(prompts, sp, use_tqdm=False)
+        ids, self.last_cut = prompt_ids(self.enc, requests, self.max_model_len, self.truncate, self.signature)
+        outs = self.llm.generate([{'prompt_token_ids': x} for x in ids], [self._params(x) for x in ids], use_tqdm=False)
         scores = []
         for i, o in enumerate(outs):
             lps = o.outputs[0].logprobs
             if not lps: raise RuntimeError(f"vllm returned no logprobs for {_where(i, requests[i].pair)}")
-            top = sorted(lps[0].items(), key=lambda kv: -kv[1].logprob)[:self.top_k]
+            top = first_token_entries(lps[0], self.top_k, self.sampling == 'reference')
             scores.append(digit_score([(l.decoded_token if l.decoded_token is not None else self.tok.decode([t]),
                                         l.logprob) for t, l in top]))
         self.calls += len(requests)
         return scores
 
     def generate(self, prompts: list[str], max_new_tokens: int = 20) -> list[str]:
-        "Greedy completion of each prompt (one user message), stripped."
-        ids = [self.enc.prompt(p) for p in prompts]
+        "Greedy completion of each prompt (one user message), as written (not stripped)."
+        ids = [fit_prompt(self.enc.prompt(p), max_new_tokens, self.max_model_len, self.truncate, f"generation prompt {i}",
+                          self.signature) for i, p in enumerate(prompts)]
         sp = self._vllm.SamplingParams(max_tokens=max_new_tokens, temperature=0)
-        outs = self.llm.generate(self._prompts(ids, max_new_tokens, [f"generation prompt {i}" for i in range(len(ids))]),
-                                 sp, use_tqdm=False)
+        outs = self.llm.generate([{'prompt_token_ids': x} for x in ids], sp, use_tqdm=False)
         self.calls += len(prompts)
-        return [o.outputs[0].text.strip() for o in outs]
+        return [o.outputs[0].text for o in outs]
