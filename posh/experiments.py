@@ -150,7 +150,7 @@ def granular_scores(metric,                     # a posh.metric.PoSh: its parser
     if 'PoSh' in methods or 'SGEmbed' in methods:
         uniq = list(dict.fromkeys(gens + refs))
         out.graphs = dict(zip(uniq, metric.graphs(uniq)))
-    clock('PoSh' if 'PoSh' in methods else 'SGEmbed', t0)
+        clock('PoSh' if 'PoSh' in methods else 'SGEmbed', t0)
     if 'SGEmbed' in methods or '4GramEmbed' in methods:
         t0 = time.perf_counter()
         if embedder is None or isinstance(embedder, str):
