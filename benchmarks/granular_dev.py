@@ -6,7 +6,7 @@
     python benchmarks/granular_dev.py --cv 5 --fit my_fit.py:fit                  # out-of-fold: a judge fitted per fold
     python benchmarks/granular_dev.py --methods PoSh --json out.json              # PoSh only; rows also as JSON
 
-Data: data/granular_dev/granular_dev.jsonl (30 IIW-400 pairs with human-marked mistakes and omissions; its README).
+Data: data/granular_dev/granular_dev.jsonl (30 IIW-400 pairs with mistakes and omissions marked by annotators reading the texts; its README).
 Protocol: nbs/21's (posh.meta_eval): parser tokens, a token's score is the max over the elements overlapping it, ten
 thresholds, pooled macro F1 over error / not error, the best threshold; token AUROC (an error token scoring below a
 correct one). Tasks: `mistakes` (both labels), `contradicted` (those spans alone; tokens only in `unsupported` spans

@@ -176,7 +176,7 @@ def md_table(rows:list[dict], cols:list[str], fmt=lambda v: f"{v:.3f}" if isinst
                      ['| ' + ' | '.join(fmt(r[c]) for c in cols) + ' |' for r in rows])
 
 
-README = """# Granular dev set: human-marked mistakes and omissions in IIW-400 descriptions
+README = """# Granular dev set: mistakes and omissions marked by reading IIW-400 descriptions
 
 **What it is.** {n} real pairs of `data/iiw400/p5b_vs_human_sxs.jsonl` (rows 61-90, 1-based lines), each the
 description written by the IIW-P5B model (`generation`) and the human IIW description of the same image
@@ -193,7 +193,9 @@ The reference stands in for the image, which the annotators did not have. The ru
 **Who annotated, and how.** Three annotators, `A`, `B` and `C`, were helper sessions of this project (language
 models working as annotators), each working alone, reading the two texts of each pair and following CONVENTIONS.md.
 They never saw PoSh's, a baseline's or any tool's output on these pairs, and no annotator read another's files. `A`
-annotated rows 61-75, `B` rows 76-90; `C` annotated rows 61-65 a second time, independently, to measure agreement.
+annotated rows 61-75, `B` rows 76-90; `C` annotated rows 61-65 a second time, independently, to measure agreement
+(CONVENTIONS.md, written beforehand, names the second annotator `B`; the second pass was given to a third session,
+`C`, so that both passes of those rows come from annotators who never saw each other's work).
 The annotations are written by quoting the texts (`annotations/<annotator>/<id>.json`, with a few words of `why`
 per span); `tools/build_granular_dev.py` turns quotes into character offsets and fails on a quote it cannot find.
 These are not expert human labels: they are careful readings by models, to be treated as a dev set for measuring
@@ -240,8 +242,8 @@ It checks every quote, writes the files above and this README. The evaluation on
 
 
 def write_readme(primary, second, agree, cnt, missing) -> str:
-    ag = next(iter(agree.values())) if agree else None
-    pri, (sec, _) = next(iter(SECOND.values()))[0], next(iter(SECOND.items()))
+    (sec, (pri, _)), = SECOND.items()                  # one second annotator, doubling one primary
+    ag = agree.get(f"{pri} vs {sec}")
     rows = [dict(task=k, **{c: v[c] for c in ('n_a', 'n_b', 'matched_a', 'matched_b', 'precision', 'recall', 'f1',
                                                'token_macro_f1')}) for k, v in ag['views'].items()] if ag else []
     for r in rows: r[f'spans {pri}'], r[f'spans {sec}'] = r.pop('n_a'), r.pop('n_b')
