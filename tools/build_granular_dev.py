@@ -232,6 +232,10 @@ error / not error), a rough ceiling for the token F1 a metric can reach on this 
 Of the {both} mistake spans of {pri} that match a mistake span of {sec}, {same} carry the same label
 (label agreement {label:.2f}).
 
+Read these figures for what they are: two model sessions applying the same written conventions to the same texts.
+High agreement says the conventions are applied consistently; it is not evidence that people would mark the same
+spans (human annotators of detailed descriptions agree less).
+
 ## Rebuild
 
     python tools/build_granular_dev.py --complete
