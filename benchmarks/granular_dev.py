@@ -19,7 +19,8 @@ cal)}`); PoSh scores the held-out items with them. The table is computed on the 
 baselines need no fitting and are computed once.
 
 Speed: the baselines' sentence vectors are kept in .cache/granular_dev/ (a vector depends only on its text and the
-model: posh.baselines embeds in fixed-shape batches), so a rerun spends its time on PoSh alone.
+model: posh.embedder embeds in fixed-shape batches), so a rerun spends its time on PoSh alone. Delete that folder
+after changing how the embedder computes vectors.
 """
 import argparse, importlib.util, json, sys, time
 from pathlib import Path
@@ -62,7 +63,6 @@ def cached_embedder(name:str):
 
 
 def print_table(table, title:str):
-    import pandas as pd
     wide = table.pivot(index='method', columns='task', values=['f1', 'auroc'])
     tasks = [t for t in ('mistakes', *TASK_LABELS, 'omissions') if t in set(table.task)]
     methods = list(dict.fromkeys(table.method))
