@@ -41,14 +41,7 @@ IIW = ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl'
 KINDS = ('entity', 'attribute', 'relation')
 
 
-def auc(labels, scores) -> float:
-    "Area under the ROC curve (ties count half); nan without both classes."
-    from scipy.stats import rankdata
-    y, s = np.asarray(labels), np.asarray(scores, float)
-    n1, n0 = int(y.sum()), int(len(y) - y.sum())
-    if not n1 or not n0: return float('nan')
-    r = rankdata(s)
-    return float((r[y == 1].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+from posh.meta_eval import auroc as auc   # area under the ROC curve (ties count half); nan without both classes
 
 
 def embedded_extractor():

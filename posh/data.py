@@ -12,11 +12,12 @@ from typing import Any, NamedTuple, Sequence
 # %% auto #0
 __all__ = ['FIXTURES', 'DOCENT_LABELS', 'DOCENT_DIMENSIONS', 'DOCENT_COARSE_HUBS', 'DOCENT_COARSE_COLUMNS', 'DOCENT_GRANULAR_HUB',
            'DOCENT_GRANULAR_COLUMNS', 'DOCENT_HUB', 'DOCENT_HUB_COLUMNS', 'CAPARENA_COLUMNS',
-           'CAPARENA_NON_SOURCE_WINNERS', 'IIW400_FILE', 'IIW400_COLUMNS', 'IIW400_DIMENSIONS', 'repo_data_dirs',
-           'find_data_file', 'fixture_path', 'read_rows', 'check_columns', 'DataUnavailableError', 'load_hub_rows',
-           'load_hub_first', 'DocentCoarsePair', 'load_docent_coarse', 'to_frame', 'CharSpan', 'GranularAnnotation',
-           'parse_spans', 'map_columns', 'load_docent_granular', 'LeaderboardItem', 'load_docent_leaderboard',
-           'CapArenaBattle', 'load_caparena', 'IIWPair', 'load_iiw400']
+           'CAPARENA_NON_SOURCE_WINNERS', 'IIW400_FILE', 'IIW400_COLUMNS', 'IIW400_DIMENSIONS', 'GRANULAR_DEV_FILE',
+           'GRANULAR_DEV_COLUMNS', 'GRANULAR_DEV_MODEL', 'MISTAKE_LABELS', 'repo_data_dirs', 'find_data_file',
+           'fixture_path', 'read_rows', 'check_columns', 'DataUnavailableError', 'load_hub_rows', 'load_hub_first',
+           'DocentCoarsePair', 'load_docent_coarse', 'to_frame', 'CharSpan', 'GranularAnnotation', 'parse_spans',
+           'map_columns', 'load_docent_granular', 'LeaderboardItem', 'load_docent_leaderboard', 'CapArenaBattle',
+           'load_caparena', 'IIWPair', 'load_iiw400', 'load_granular_dev']
 
 # %% ../nbs/10_data.ipynb #9e933b88
 def repo_data_dirs() -> list[Path]:
@@ -214,6 +215,7 @@ class GranularAnnotation:
     omissions: list[CharSpan]   # spans of `reference`
     fixture: bool = False       # a synthetic fixture row, not DOCENT data
     source: str = ''            # where it was read: 'hub_id:split' or the file path
+    mistake_labels: list[str] = field(default_factory=list)  # one per mistake span where the data labels them (the granular dev set); else empty
 
     @property
     def key(self) -> str: return f"{self.uuid}-{self.model}"   # the reference's name of an annotated generation
@@ -362,4 +364,32 @@ def load_iiw400(path:str|Path|None=None) -> list[IIWPair]: # the jsonl; None: da
         bad = {k: v for k, v in r['sxs'].items() if v not in (-2, -1, 0, 1, 2)}
         if bad: raise ValueError(f"{p}: row {i} (id {r['id']!r}): sxs values must be -2..2, got {bad}")
         out.append(IIWPair(r['id'], r['reference'], r['generation'], dict(r['sxs']), dict(r.get('sxs_labels') or {})))
+    return out
+
+# %% ../nbs/10_data.ipynb #5c587115
+GRANULAR_DEV_FILE = 'granular_dev/granular_dev.jsonl'
+GRANULAR_DEV_COLUMNS = ('id', 'row', 'annotator', 'generation', 'reference', 'mistakes', 'omissions')
+GRANULAR_DEV_MODEL = 'IIW-P5B'                       # the model that wrote the generations
+MISTAKE_LABELS = ('contradicted', 'unsupported')     # the granular dev set's two kinds of mistake
+
+def load_granular_dev(path:str|Path|None=None, # the jsonl; None: data/granular_dev/granular_dev.jsonl of the repository
+                     ) -> list[GranularAnnotation]:
+    "Load the human-labelled granular dev set: mistakes (with their labels) and omissions of 30 IIW-400 pairs."
+    p = find_data_file(GRANULAR_DEV_FILE, path)
+    rows = read_rows(p)
+    check_columns(rows, GRANULAR_DEV_COLUMNS, str(p))
+    out, seen = [], {}
+    for i, r in enumerate(rows):
+        where = f"{p}: line {i + 1} (id {r['id']!r})"
+        if r['id'] in seen: raise ValueError(f"{where}: the same id as line {seen[r['id']] + 1}")
+        seen[r['id']] = i
+        for f in ('generation', 'reference'):
+            if not isinstance(r[f], str) or not r[f].strip(): raise ValueError(f"{where}: {f} is empty or not text")
+        mistakes = parse_spans(r['mistakes'], r['generation'], where + ' mistakes')
+        labels = [s.get('label') for s in r['mistakes']]
+        bad = [j for j, l in enumerate(labels) if l not in MISTAKE_LABELS]
+        if bad: raise ValueError(f"{where} mistakes[{bad[0]}]: label {labels[bad[0]]!r} is not one of {MISTAKE_LABELS}")
+        out.append(GranularAnnotation(str(r['id']), GRANULAR_DEV_MODEL, r['generation'], r['reference'], mistakes,
+                                      parse_spans(r['omissions'], r['reference'], where + ' omissions'),
+                                      source=str(p), mistake_labels=labels))
     return out

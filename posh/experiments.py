@@ -4,15 +4,16 @@
 
 # %% ../nbs/13_experiments.ipynb #eb81724c
 from __future__ import annotations
-import importlib.util, os
+import importlib.util, os, time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 import pandas as pd
 
 # %% auto #0
-__all__ = ['SYNTHETIC_LABEL', 'is_repo', 'notebook_path', 'repo_root', 'resolve_dir', 'shown_path', 'Run', 'evaluate_unique',
-           'length_note', 'md_cell', 'markdown_table', 'split_md_row', 'read_markdown_tables', 'write_table']
+__all__ = ['SYNTHETIC_LABEL', 'GRANULAR_METHODS', 'is_repo', 'notebook_path', 'repo_root', 'resolve_dir', 'shown_path', 'Run',
+           'evaluate_unique', 'GranularScores', 'granular_scores', 'granular_table', 'element_labels', 'length_note',
+           'md_cell', 'markdown_table', 'split_md_row', 'read_markdown_tables', 'write_table']
 
 # %% ../nbs/13_experiments.ipynb #4d01e29e
 def is_repo(p:Path) -> bool:
@@ -105,6 +106,102 @@ def evaluate_unique(metric,                  # a posh.metric.PoSh (or anything w
     res = dict(zip(uniq, metric.evaluate([g for g, _ in uniq], [r for _, r in uniq], granular=granular,
                                          ids=[str(i) for i in range(len(uniq))])))
     return [res[k] for k in keys]
+
+# %% ../nbs/13_experiments.ipynb #10dcae33
+GRANULAR_METHODS = ('PoSh', 'SGEmbed', '4GramEmbed', 'random')
+
+@dataclass
+class GranularScores:
+    "Every method's per-token scores on annotated pairs (low = error), with what produced them."
+    annotations: list        # GranularAnnotation, in order
+    docs: dict               # text -> its parse
+    labels: dict             # `posh.meta_eval.token_labels`
+    scores: dict             # method -> key -> subtask -> per-token scores
+    signatures: dict         # method -> signature
+    seconds: dict            # method -> seconds it took (parsing not included)
+    pair_scores: list|None   # PoSh's granular PairScore of each annotation (None when PoSh did not run)
+    graphs: dict             # text -> the scene graph PoSh asked about (empty when neither PoSh nor SGEmbed ran)
+    embedder: object = None  # the baselines' Embedder (None when no embedding baseline ran)
+
+def granular_scores(metric,                     # a posh.metric.PoSh: its parser gives the tokens, its graphs SGEmbed's segments
+                    annotations:Sequence,       # GranularAnnotation (DOCENT granular or the granular dev set)
+                    methods:Sequence[str]=GRANULAR_METHODS, # which of GRANULAR_METHODS to run
+                    embedder=None,              # an Embedder, a model name, or None: EMBEDDED_EMBEDDER (PAPER_EMBEDDER for the paper configuration)
+                    embed_device:str|None=None, # torch device of a named embedder; None: cuda when available, else cpu
+                    seed:int=42,                # seed of the random baseline
+                    parser_gpu:bool=False) -> GranularScores:
+    "The DOCENT granular protocol's token scores of PoSh and the granular baselines on `annotations`."
+    from posh.graphs import load_parser
+    from posh.meta_eval import parse_texts, token_labels, posh_token_scores
+    from posh.embedder import load_embedder, EMBEDDED_EMBEDDER, PAPER_EMBEDDER
+    from posh.baselines import FourGramEmbed, SGEmbed, random_token_scores
+    bad = [m for m in methods if m not in GRANULAR_METHODS]
+    if bad: raise ValueError(f"unknown methods {bad}; choose from {GRANULAR_METHODS}")
+    gens, refs = [a.generation for a in annotations], [a.reference for a in annotations]
+    docs = parse_texts(load_parser(metric.parser, gpu=parser_gpu), gens + refs)
+    labels = token_labels(annotations, docs)
+    out = GranularScores(list(annotations), docs, labels, {}, {}, {}, None, {})
+    clock = lambda m, t0: out.seconds.__setitem__(m, out.seconds.get(m, 0.0) + time.perf_counter() - t0)
+    t0 = time.perf_counter()
+    if 'PoSh' in methods:
+        out.pair_scores = evaluate_unique(metric, gens, refs, granular=True)
+        out.scores['PoSh'] = posh_token_scores(labels, {a.key: s for a, s in zip(annotations, out.pair_scores)})
+        out.signatures['PoSh'] = metric.signature
+    if 'PoSh' in methods or 'SGEmbed' in methods:
+        uniq = list(dict.fromkeys(gens + refs))
+        out.graphs = dict(zip(uniq, metric.graphs(uniq)))
+        clock('PoSh' if 'PoSh' in methods else 'SGEmbed', t0)
+    if 'SGEmbed' in methods or '4GramEmbed' in methods:
+        t0 = time.perf_counter()
+        if embedder is None or isinstance(embedder, str):
+            import torch
+            name = embedder or (EMBEDDED_EMBEDDER if metric.config == 'embedded' else PAPER_EMBEDDER)
+            embedder = load_embedder(name, device=embed_device or ('cuda' if torch.cuda.is_available() else 'cpu'))
+        out.embedder = embedder
+        clock('SGEmbed' if 'SGEmbed' in methods else '4GramEmbed', t0)
+    for m in methods:
+        t0 = time.perf_counter()
+        if m == 'SGEmbed':
+            sg = SGEmbed(out.embedder); out.scores[m] = sg.token_scores(labels, docs, out.graphs)
+            out.signatures[m] = f"{sg.signature}|graphs:{metric.parser}+{metric.coref}+{metric.rules}"
+        elif m == '4GramEmbed':
+            fg = FourGramEmbed(out.embedder); out.scores[m] = fg.token_scores(labels, docs); out.signatures[m] = fg.signature
+        elif m == 'random':
+            out.scores[m] = random_token_scores(labels, seed); out.signatures[m] = f"random:python-random|seed:{seed}"
+        if m != 'PoSh': clock(m, t0)
+    out.scores = {m: out.scores[m] for m in methods}
+    return out
+
+def granular_table(gs:GranularScores,               # `granular_scores`
+                   mistake_labels:Sequence[str]=(), # also the mistakes of each of these labels alone (e.g. 'contradicted')
+                   n_thresholds:int=10) -> pd.DataFrame:
+    "One row per method and task: best token macro F1 over the thresholds, its threshold, token AUROC, token counts, signature."
+    from posh.meta_eval import evaluate_granular, evaluate_mistake_label
+    rows = []
+    for m, sc in gs.scores.items():
+        res = dict(evaluate_granular(gs.labels, sc, n_thresholds))
+        res = {'mistakes': res['mistakes'], **{l: evaluate_mistake_label(gs.annotations, gs.labels, sc, l, n_thresholds)
+                                               for l in mistake_labels}, 'omissions': res['omissions']}
+        rows += [dict(method=m, task=t, f1=r.best_f1, threshold=r.best_threshold, auroc=r.auroc, n_texts=len(gs.labels),
+                      n_tokens=r.n_tokens, n_error_tokens=r.n_error_tokens, signature=gs.signatures[m]) for t, r in res.items()]
+    return pd.DataFrame(rows)
+
+def element_labels(gs:GranularScores) -> pd.DataFrame: # `granular_scores` with PoSh run
+    "PoSh's elements with the human label under them: `error` (a span overlaps a marked mistake / omission) and `label`."
+    from posh.meta_eval import overlaps
+    if gs.pair_scores is None: raise ValueError("element_labels needs PoSh's scores: run granular_scores with 'PoSh'")
+    rows = []
+    for a, ps in zip(gs.annotations, gs.pair_scores):
+        labs = list(a.mistake_labels) if len(a.mistake_labels) == len(a.mistakes) else ['mistake'] * len(a.mistakes)
+        for j, e in enumerate(ps.elements):
+            spans = [(s.start, s.end) for s in e.spans]
+            if e.direction == 'precision':
+                hit = sorted({l for s, l in zip(a.mistakes, labs) if any(overlaps(x, y, [s]) for x, y in spans)})
+            else: hit = ['omission'] if any(overlaps(x, y, a.omissions) for x, y in spans) else []
+            rows.append(dict(key=a.key, element=j, direction=e.direction, kind=e.kind, text=e.text, identifier=e.identifier,
+                             question=e.question, asked=e.asked, counted=e.counted, score=e.score, spans=spans,
+                             error=bool(hit), label='+'.join(hit)))
+    return pd.DataFrame(rows)
 
 # %% ../nbs/13_experiments.ipynb #da28c152
 def length_note(metric,                   # a posh.metric.PoSh that has scored the pairs

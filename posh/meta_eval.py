@@ -20,9 +20,11 @@ __all__ = ['DOCENT_LABEL_SCORES', 'DIMENSION_SCORES', 'PUNCTUATION_TOKENS', 'SUB
            'results_frame', 'preprocess_caparena', 'caparena_outcomes', 'EloConfig', 'elo_ratings', 'bootstrap_orders',
            'bootstrap_elo', 'CapArenaResult', 'cluster_accuracy', 'evaluate_caparena', 'DocToken', 'doc_sentences',
            'labelled_tokens', 'overlaps', 'parse_texts', 'TokenLabels', 'token_labels', 'element_score',
-           'max_over_overlaps', 'posh_token_scores', 'macro_f1', 'MaxF1', 'pooled', 'threshold_sweep',
-           'evaluate_granular', 'Token', 'tokenize', 'SpanTask', 'token_gold', 'token_min_scores', 'SweepResult',
-           'token_f1_sweep', 'token_f1_at', 'granular_tasks_v0', 'evaluate_granular_v0']
+           'max_over_overlaps', 'posh_token_scores', 'macro_f1', 'auroc', 'token_auroc', 'MaxF1', 'pooled',
+           'threshold_sweep', 'evaluate_granular', 'label_gold', 'evaluate_mistake_label', 'span_token_sets',
+           'relaxed_match', 'SpanAgreement', 'relaxed_span_agreement', 'item_folds', 'out_of_fold', 'Token', 'tokenize',
+           'SpanTask', 'token_gold', 'token_min_scores', 'SweepResult', 'token_f1_sweep', 'token_f1_at',
+           'granular_tasks_v0', 'evaluate_granular_v0']
 
 # %% ../nbs/11_meta_eval.ipynb #cac74852
 DOCENT_LABEL_SCORES = {'1_much_better': 2, '1_slightly_better': 1, 'equal': 0, '2_slightly_better': -1, '2_much_better': -2}
@@ -371,6 +373,20 @@ def macro_f1(gold:Sequence[bool], pred:Sequence[bool]) -> float:
         f1s.append(2 * tp / (2 * tp + fp + fn))
     return float(np.mean(f1s)) if f1s else float('nan')
 
+def auroc(labels:Sequence[bool], scores:Sequence[float]) -> float:
+    "Area under the ROC curve of `scores` for the positive `labels` (ties count half); NaN without both classes."
+    y, s = np.asarray(labels, bool), np.asarray(scores, float)
+    n1, n0 = int(y.sum()), int((~y).sum())
+    if not n1 or not n0: return float('nan')
+    r = stats.rankdata(s)
+    return float((r[y].sum() - n1 * (n1 + 1) / 2) / (n1 * n0))
+
+def token_auroc(gold:Sequence[bool],     # per token: is it an error
+                scores:Sequence[float],  # per token: the method's score (low = error)
+               ) -> float:
+    "Token AUROC of a localisation method: the probability that an error token scores below a correct one."
+    return auroc(gold, -np.asarray(scores, float))
+
 @dataclass
 class MaxF1:
     "Token-level macro F1 of one subtask at evenly spaced thresholds, and the best of them."
@@ -381,6 +397,7 @@ class MaxF1:
     f1: np.ndarray           # macro F1 at each threshold
     n_tokens: int
     n_error_tokens: int
+    auroc: float = float('nan')  # token AUROC (`token_auroc`): threshold-free
 
 def pooled(labels:Mapping[str, Mapping[str, TokenLabels]], # `token_labels`
            scores:Mapping[str, Mapping[str, Sequence[float]]], # key -> subtask -> per-token scores
@@ -405,13 +422,98 @@ def threshold_sweep(gold:Sequence[bool], scores:Sequence[float], n_thresholds:in
     b = 0
     for i in range(1, len(f1)):
         if f1[i] > f1[b]: b = i
-    return MaxF1(subtask, float(f1[b]), float(thr[b]), thr, f1, len(g), int(g.sum()))
+    return MaxF1(subtask, float(f1[b]), float(thr[b]), thr, f1, len(g), int(g.sum()), token_auroc(g, s))
 
 def evaluate_granular(labels:Mapping[str, Mapping[str, TokenLabels]], # `token_labels`
                       scores:Mapping[str, Mapping[str, Sequence[float]]], # a method's per-token scores (low = error)
                       n_thresholds:int=10) -> dict[str, MaxF1]:
     "DOCENT granular as the reference evaluates it: per subtask, the best pooled macro F1 over ten thresholds."
     return {sub: threshold_sweep(*pooled(labels, scores, sub), n_thresholds, sub) for sub in SUBTASKS}
+
+# %% ../nbs/11_meta_eval.ipynb #6e24463e
+def label_gold(annotations:Sequence[GranularAnnotation], # annotations with `mistake_labels` (the granular dev set)
+               labels:Mapping[str, Mapping[str, TokenLabels]], # `token_labels` of the same annotations
+               label:str,                                # a mistake label, e.g. 'contradicted'
+              ) -> tuple[np.ndarray, np.ndarray]:
+    "Over the mistakes subtask, pooled in `pooled`'s order: is each token in a mistake of `label`; is it kept (not only in other labels' mistakes)."
+    by = {a.key: a for a in annotations}
+    g, keep = [], []
+    for key in sorted(labels):
+        if key not in by: raise KeyError(f"no annotation for {key!r}")
+        a = by[key]
+        if len(a.mistake_labels) != len(a.mistakes):
+            raise ValueError(f"{key!r}: {len(a.mistakes)} mistake spans but {len(a.mistake_labels)} labels")
+        mine = [s for s, l in zip(a.mistakes, a.mistake_labels) if l == label]
+        other = [s for s, l in zip(a.mistakes, a.mistake_labels) if l != label]
+        for t in labels[key]['mistakes'].tokens:
+            x = overlaps(t.start, t.end, mine)
+            g.append(x); keep.append(x or not overlaps(t.start, t.end, other))
+    return np.array(g, bool), np.array(keep, bool)
+
+def evaluate_mistake_label(annotations:Sequence[GranularAnnotation], labels:Mapping[str, Mapping[str, TokenLabels]],
+                           scores:Mapping[str, Mapping[str, Sequence[float]]], # a method's per-token scores (low = error)
+                           label:str, n_thresholds:int=10) -> MaxF1:
+    "The mistakes of one label alone (tokens only in other labels' mistakes left out): best macro F1 and token AUROC."
+    _, s = pooled(labels, scores, 'mistakes')
+    g, keep = label_gold(annotations, labels, label)
+    return threshold_sweep(g[keep], s[keep], n_thresholds, label)
+
+# %% ../nbs/11_meta_eval.ipynb #d0bfb406
+def span_token_sets(tokens:Sequence[DocToken], # the labelled tokens of a text (`labelled_tokens`)
+                    spans,                     # (start, end) pairs in that text
+                   ) -> list[frozenset[int]]:
+    "Per span: the indices of the tokens it overlaps."
+    return [frozenset(i for i, t in enumerate(tokens) if t.start < b and t.end > a) for a, b in spans]
+
+def relaxed_match(a:frozenset, b:frozenset, min_share:float=0.5) -> bool:
+    "Two spans (token sets) match when at least `min_share` of the shorter one's tokens lie in the other."
+    n = min(len(a), len(b))
+    return n > 0 and len(a & b) >= min_share * n
+
+@dataclass
+class SpanAgreement:
+    "Relaxed span agreement of annotator a with annotator b, pooled over texts."
+    n_a: int          # spans of a
+    n_b: int          # spans of b
+    matched_a: int    # spans of a that match a span of b
+    matched_b: int    # spans of b that match a span of a
+    precision: float  # matched_a / n_a
+    recall: float     # matched_b / n_b
+    f1: float
+
+def relaxed_span_agreement(texts:Sequence[tuple], # per text: (its labelled tokens, spans of a, spans of b)
+                           min_share:float=0.5) -> SpanAgreement:
+    "Relaxed span F1 of two annotators: spans match when `min_share` of the shorter span's tokens lie in the other."
+    na = nb = ma = mb = 0
+    for toks, sa, sb in texts:
+        A, B = span_token_sets(toks, sa), span_token_sets(toks, sb)
+        na += len(A); nb += len(B)
+        ma += sum(any(relaxed_match(x, y, min_share) for y in B) for x in A)
+        mb += sum(any(relaxed_match(x, y, min_share) for x in A) for y in B)
+    p = ma / na if na else float('nan'); r = mb / nb if nb else float('nan')
+    f = 2 * p * r / (p + r) if na and nb and p + r > 0 else (0.0 if na and nb else float('nan'))
+    return SpanAgreement(na, nb, ma, mb, p, r, f)
+
+# %% ../nbs/11_meta_eval.ipynb #1fd34ed3
+def item_folds(keys:Sequence[str], # item keys (e.g. `GranularAnnotation.key`)
+               k:int=5, seed:int=0) -> list[list[str]]:
+    "`k` folds of the items: a seeded shuffle of the sorted keys, dealt round-robin."
+    ks = sorted(set(keys))
+    if len(ks) != len(keys): raise ValueError("item keys are not unique")
+    if not 2 <= k <= len(ks): raise ValueError(f"k={k} folds need 2 <= k <= {len(ks)} (the number of items)")
+    order = np.random.RandomState(seed).permutation(len(ks))
+    return [sorted(ks[i] for i in order[f::k]) for f in range(k)]
+
+def out_of_fold(keys:Sequence[str], # item keys
+                fit_predict,        # (train keys, test keys) -> {test key: prediction}, fitted on the train keys only
+                k:int=5, seed:int=0) -> dict:
+    "Each item's prediction from the fold that held it out (`item_folds`)."
+    out = {}
+    for f, test in enumerate(item_folds(keys, k, seed)):
+        pred = fit_predict(sorted(set(keys) - set(test)), test)
+        if set(pred) != set(test): raise ValueError(f"fold {f}: predictions for {sorted(set(pred) ^ set(test))[:5]}, not its test items")
+        out.update(pred)
+    return out
 
 # %% ../nbs/11_meta_eval.ipynb #56533b69
 PAPER_RESULTS = {
