@@ -1,8 +1,7 @@
 """A plain `pip install` of the wheel gives a working `posh` (issue 9, items 1 and 3).
 
-Builds the wheel, installs it (not editable) into a fresh virtual environment with the CPU torch of the Makefile
-(POSH_TEST_TORCH, which `make pytest` sets to the Makefile's TORCH; pip's cache is reused, so nothing is built or
-downloaded twice) and runs `posh --version`, `posh graph` and `posh score` from a folder outside the repository:
+The session's wheel and fresh virtual environment (tests/conftest.py: the wheel installed, not editable, after the
+CPU torch of the Makefile, POSH_TEST_TORCH; pip's cache is reused, so nothing is built or downloaded twice); runs `posh --version`, `posh graph` and `posh score` from a folder outside the repository:
 
 * `posh score` with the embedded defaults (whatever judge `CONFIGS['embedded']` names): it must work from the plain
   install when that judge is a runtime requirement; while the default is still SmolLM2 (its GGUF is not a runtime
