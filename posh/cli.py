@@ -4,18 +4,19 @@
 
 # %% ../nbs/08_cli.ipynb #1eecae7e
 from __future__ import annotations
-import argparse, contextlib, csv, json, os, sys, tempfile
+import argparse, contextlib, csv, io, json, os, sys, tempfile, time
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 import posh
-from .rows import Row, read_rows, duplicate_ids, CLIError, judge_kwargs
+from .rows import Row, read_rows, duplicate_ids, CLIError, InputError, judge_kwargs
 
 # %% auto #0
-__all__ = ['OUTPUT_FIELDS', 'ELEMENT_FIELDS', 'example_pairs', 'output_schema', 'output_records', 'atomic_write', 'write_records',
-           'ScoreRun', 'score_rows', 'check_paths', 'ready_judge', 'cmd_score', 'write_html', 'cmd_graph', 'cmd_demo',
-           'engine_opts', 'cmd_score_ray', 'add_graph_args', 'add_metric_args', 'add_server_args', 'add_score_args',
-           'build_parser', 'main']
+__all__ = ['OUTPUT_FIELDS', 'ELEMENT_FIELDS', 'example_pairs', 'output_schema', 'row_error', 'output_records', 'atomic_write',
+           'scored_rows', 'write_records', 'ScoreRun', 'plural', 'Progress', 'score_rows', 'check_writable',
+           'check_paths', 'ready_judge', 'cmd_score', 'write_html', 'cmd_graph', 'cmd_demo', 'engine_opts',
+           'cmd_score_ray', 'add_graph_args', 'add_metric_args', 'add_server_args', 'add_score_args', 'build_parser',
+           'main']
 
 # %% ../nbs/08_cli.ipynb #050b3e5a
 def example_pairs() -> list[dict]:
@@ -70,15 +71,18 @@ def output_schema(width:int=100) -> str:
     return ("output: one row per input row, in input order (JSONL: one JSON object per line; CSV: one line per row).\n"
             + block(OUTPUT_FIELDS, 2) + "\n  each element of 'elements':\n" + block(ELEMENT_FIELDS, 4))
 
+def row_error(r:Row, scores:dict, errors:dict|None=None) -> str|None:
+    "Why row `r` has no scores (its own error, its pair's, or a run that stopped before it); None when it was scored."
+    return r.error or (errors or {}).get(r.number) or (None if r.number in scores else 'not scored: the run stopped before this row')
+
 def output_records(rows:list[Row], scores:dict, signature:str, granular:bool, errors:dict|None=None,
                    questions:bool=True) -> list[dict]:
     "One output record per input row, in order (`scores` and `errors` map a row number to its PairScore or error)."
     from posh.scoring import element_record
-    errors = errors or {}
     out = []
     for r in rows:
         rec = {'id': r.name}
-        err = r.error or errors.get(r.number) or (None if r.number in scores else 'not scored: the run stopped before this row')
+        err = row_error(r, scores, errors)
         if err: rec.update(precision=None, recall=None, f1=None, n_elements=None, signature=signature, error=err)
         else:
             s = scores[r.number]
@@ -100,14 +104,28 @@ def atomic_write(path:str|os.PathLike, newline:str|None=None):
     try:
         with os.fdopen(fd, 'w', encoding='utf-8', newline=newline) as f: yield f
         os.chmod(tmp, 0o666 & ~_umask())
-        os.replace(tmp, p)
+        try: os.replace(tmp, p)
+        except OSError as e: raise type(e)(e.errno, e.strerror, str(p)) from None   # names the file, not the temporary one
     except BaseException:
         with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
         raise
 
-def write_records(records:list[dict], path:str):
-    "Write records as JSONL, or CSV when `path` ends in .csv (granular elements as a JSON string column), atomically."
+def scored_rows(path:str|os.PathLike) -> int:
+    "How many rows of an output file (JSONL or CSV, as `write_records` writes them) have scores; 0 when it is not one."
     p = Path(path)
+    try:
+        text = p.read_text(encoding='utf-8')
+        recs = list(csv.DictReader(io.StringIO(text, newline=''))) if p.suffix.lower() == '.csv' else \
+               [json.loads(l) for l in text.splitlines() if l.strip()]
+    except (OSError, ValueError): return 0
+    return sum(isinstance(r, dict) and r.get('f1') not in (None, '') for r in recs)
+
+def write_records(records:list[dict], path:str) -> Path|None:
+    "Write records as JSONL, or CSV when `path` ends in .csv (granular elements as a JSON string column), atomically; an existing file with more scored rows is kept as `<path>.prev` (returned)."
+    p, records = Path(path), list(records)
+    prev = None
+    if p.is_file() and scored_rows(p) > sum(r.get('f1') is not None for r in records):
+        prev = p.with_name(p.name + '.prev'); os.replace(p, prev)   # never replace more results with fewer silently
     if p.suffix.lower() == '.csv':
         cols = list(dict.fromkeys(k for r in records for k in r)) or list(OUTPUT_FIELDS)[:6]
         with atomic_write(p, newline='') as f:
@@ -117,6 +135,7 @@ def write_records(records:list[dict], path:str):
     else:
         with atomic_write(p) as f:
             for r in records: f.write(json.dumps(r, ensure_ascii=False) + '\n')
+    return prev
 
 # %% ../nbs/08_cli.ipynb #51f96fcc
 def _chunks(xs:list, n:int):
@@ -133,7 +152,51 @@ class ScoreRun:
     fatal: BaseException|None = None
     pairs_cached: int = 0
 
-def score_rows(metric, rows:list[Row], batch_size:int, granular:bool, stop:bool=True, progress:bool=True) -> ScoreRun:
+def plural(n:int, word:str) -> str:
+    "'1 row', '2 rows'."
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+class Progress:
+    "`posh score`'s progress on stderr in judge calls (answered by the judge or the cache), with the pairs done: a tqdm bar on a terminal; elsewhere (a log, a pipe) a plain line at most every `every` seconds, and one at the end."
+    def __init__(self, calls:int, pairs:int, file=None, every:float=30., tty:bool|None=None):
+        self.file = file if file is not None else sys.stderr
+        self.tty = bool(getattr(self.file, 'isatty', lambda: False)()) if tty is None else tty
+        self.calls, self.pairs, self.done, self.pairs_done, self.every = calls, pairs, 0, 0, every
+        self.t0 = self.shown = time.monotonic()
+        self.bar, self.closed = None, False
+        if self.tty:
+            from tqdm.auto import tqdm
+            self.bar = tqdm(total=calls, desc='posh', unit='call', file=self.file)
+            self.bar.set_postfix_str(self._pairs(), refresh=False)
+
+    def _pairs(self) -> str: return f"{self.pairs_done}/{self.pairs} pairs"
+
+    def _line(self):
+        self.shown = time.monotonic()
+        print(f"posh: {self.done}/{max(self.calls, self.done)} judge calls, {self._pairs()}, {self.shown - self.t0:.0f} s",
+              file=self.file, flush=True)
+
+    def answered(self, n:int):
+        "`n` more questions or rewrites answered."
+        self.done += n
+        if self.bar is not None:
+            if self.done > self.bar.total: self.bar.total = self.done   # the estimate was low
+            self.bar.update(n)
+        elif time.monotonic() - self.shown >= self.every: self._line()
+
+    def finished(self, n:int):
+        "`n` more pairs done."
+        self.pairs_done += n
+        if self.bar is not None: self.bar.set_postfix_str(self._pairs())
+
+    def close(self):
+        "The final state, shown once."
+        if self.closed: return
+        self.closed = True
+        if self.bar is not None: self.bar.close()
+        else: self._line()
+
+def score_rows(metric, rows:list[Row], batch_size:int, granular:bool, stop:bool=True, progress:bool|Progress=True) -> ScoreRun:
     "Score rows in chunks of `batch_size`, isolating a failing pair; a judge that cannot run (or an interrupt) ends the run."
     from posh.judges import BackendUnavailable
     run = ScoreRun({}, {})
@@ -142,10 +205,8 @@ def score_rows(metric, rows:list[Row], batch_size:int, granular:bool, stop:bool=
                               ids=[r.name for r in chunk])
         run.pairs_cached += getattr(metric, 'stats', {}).get('pairs_cached', 0)
         return res
-    bar = None
-    if progress and rows:
-        from tqdm.auto import tqdm
-        bar = tqdm(total=len(rows), desc='posh', unit='pair', file=sys.stderr)
+    bar = progress if isinstance(progress, Progress) else Progress(0, len(rows)) if progress and rows else None
+    if bar is not None and hasattr(metric, 'judge'): metric.judge.progress = bar.answered   # counted in questions
     try:
         for chunk in _chunks(rows, batch_size):
             try: results = evaluate(chunk)
@@ -163,9 +224,11 @@ def score_rows(metric, rows:list[Row], batch_size:int, granular:bool, stop:bool=
                     run.errors[r.number] = f"pair {r.name!r} (row {r.number}): {_describe(x)}"
                     if stop: return run
                 else: run.scores[r.number] = x
-            if bar: bar.update(len(chunk))
+            if bar is not None: bar.finished(len(chunk))
     finally:
-        if bar: bar.close()
+        if bar is not None:
+            bar.close()
+            if hasattr(metric, 'judge'): metric.judge.progress = None
     return run
 
 # %% ../nbs/08_cli.ipynb #7820e9cc
@@ -179,8 +242,20 @@ def _same_path(a, b) -> bool:
     except OSError: pass
     return a.resolve() == b.resolve()
 
+def check_writable(flag:str, path, folder:bool=False):
+    "A CLIError naming `flag` unless `path` can be written: a file path that is not a folder (a folder path that is not a file, with `folder=True`) whose nearest existing folder we can write in (missing folders are created there later)."
+    p = Path(path).expanduser()
+    if folder and p.exists() and not p.is_dir(): raise CLIError(f"{flag} {path} is a file, not a folder")
+    if not folder and p.is_dir(): raise CLIError(f"{flag} {path} is a folder: give a file name, e.g. {p / 'scores.jsonl'}")
+    d = p if folder else p.parent
+    while not d.exists() and d != d.parent: d = d.parent
+    if not d.is_dir(): raise CLIError(f"{flag} {path}: {d} is a file, so the folder {p if folder else p.parent} cannot be made")
+    try:
+        with tempfile.TemporaryFile(dir=d): pass
+    except OSError as e: raise CLIError(f"{flag} {path}: cannot write in {d} ({e.strerror})") from None
+
 def check_paths(args):
-    "The input exists and no output overwrites the input or another output."
+    "Before any model loads: the input exists, the outputs (-o, --html, --cache-dir) can be written, and no output overwrites the input or another output."
     inp = Path(args.input)
     if not inp.exists(): raise CLIError(f"input file {args.input} does not exist")
     if inp.is_dir(): raise CLIError(f"input {args.input} is a folder, not a JSONL or CSV file")
@@ -190,6 +265,9 @@ def check_paths(args):
             raise CLIError(f"{flag} {path} is the input file: it would be replaced; write the output elsewhere")
     if args.html and _same_path(args.html, args.output):
         raise CLIError(f"--html {args.html} is the same file as -o {args.output}")
+    check_writable('-o/--output', args.output, folder=getattr(args, 'engine', 'local') == 'ray')   # ray: a folder
+    if args.html: check_writable('--html', args.html)
+    if getattr(args, 'cache_dir', None): check_writable('--cache-dir', args.cache_dir, folder=True)
 
 def _metric(args, cache_dir=None, progress:bool=False):
     "A PoSh object from the command-line options."
@@ -221,7 +299,7 @@ def cmd_score(args) -> int:
     good = [r for r in rows if not r.error]
     with tempfile.TemporaryDirectory(prefix='posh-cache-') as tmp_cache:
         metric = _metric(args, cache_dir=args.cache_dir or tmp_cache)
-        print(f"posh score: {len(good)} pairs, signature {metric.signature}", file=sys.stderr)
+        print(f"posh score: {plural(len(good), 'pair')}, signature {metric.signature}", file=sys.stderr)
         too_long = {}
         if good:
             judge = ready_judge(metric)          # a server is checked here, before any graph
@@ -231,21 +309,32 @@ def cmd_score(args) -> int:
             if too_long and args.on_error == 'stop':
                 raise CLIError(f"{len(too_long)} pair(s) too long for the judge; nothing scored (use --on-error skip "
                                "to score the others)")
-        run = score_rows(metric, [r for r in good if r.number not in too_long], args.batch_size,
-                         args.granular or bool(args.html), stop=args.on_error == 'stop')
+        todo = [r for r in good if r.number not in too_long]
+        bar = None
+        if todo:   # the graphs (cached) tell how much judging there is, before the first question
+            calls = metric.estimate_calls([r.generation for r in todo], [r.references for r in todo])
+            print(f"posh score: about {calls:,} judge calls (questions and rewrites; cached ones are not asked again) "
+                  f"for {plural(len(todo), 'pair')}", file=sys.stderr)
+            bar = Progress(calls, len(todo))
+        run = score_rows(metric, todo, args.batch_size, args.granular or bool(args.html), stop=args.on_error == 'stop',
+                         progress=bar if bar is not None else False)
         for e in run.errors.values(): print(f"posh score: {e}", file=sys.stderr)
-        write_records(output_records(rows, run.scores, metric.signature, args.granular, {**too_long, **run.errors},
-                                     questions=not args.no_questions), args.output)
-        if args.html: write_html(args.html, rows, run.scores)
+        errors = {**too_long, **run.errors}
+        prev = write_records(output_records(rows, run.scores, metric.signature, args.granular, errors,
+                                            questions=not args.no_questions), args.output)
+        if prev is not None:
+            _warn('score', f"{args.output} held {plural(scored_rows(prev), 'scored row')}, more than this run's "
+                  f"{len(run.scores)}: the earlier file is kept as {prev}")
+        if args.html: write_html(args.html, rows, run.scores, errors)
         named = {r.number: r.name for r in rows}
         empty = [named[n] for n, s in run.scores.items() if s.n_elements == 0]
         if empty:
             _warn('score', f"{len(empty)} generation(s) have no scene-graph element (n_elements 0: "
                   f"{', '.join(map(repr, empty[:10]))}{', ...' if len(empty) > 10 else ''}); their precision is 1.0 by "
                   "the paper's rule (nothing claimed, nothing wrong), not a sign of quality")
-        print(f"posh score: wrote {len(rows)} rows ({len(run.scores)} scored) to {args.output}" +
+        print(f"posh score: wrote {plural(len(rows), 'row')} ({len(run.scores)} scored) to {args.output}" +
               (f" and {args.html}" if args.html else '') +
-              f" ({run.pairs_cached} pairs from the cache, {metric.judge.calls} judge calls)", file=sys.stderr)
+              f" ({plural(run.pairs_cached, 'pair')} from the cache, {plural(metric.judge.calls, 'judge call')})", file=sys.stderr)
     if isinstance(run.fatal, KeyboardInterrupt): raise run.fatal
     if run.fatal is not None:
         raise CLIError(f"the judge cannot go on; completed pairs were written to {args.output}: {run.fatal}", code=1)
@@ -254,11 +343,16 @@ def cmd_score(args) -> int:
                        "(--on-error skip scores the other pairs)", code=1)
     return 0
 
-def write_html(path:str, rows:list[Row], scores:dict):
-    "The highlight view of every scored row: one legend, then each pair (its id, scores, marked texts)."
+def write_html(path:str, rows:list[Row], scores:dict, errors:dict|None=None):
+    "The highlight view of every row, as in the output file: one legend, then each pair (its id, scores, marked texts) or its error."
+    import html
     from posh.scoring import highlight_html, highlight_legend
+    def unscored(r):
+        return (f'<div class="posh-pair posh-error" style="font-family:sans-serif;max-width:60em">\n'
+                f'<h4 class="posh-id" style="margin-bottom:.2em">pair {html.escape(r.name)}</h4>\n'
+                f'<p class="posh-scores" style="margin-top:0">not scored: {html.escape(row_error(r, scores, errors))}</p></div>')
     body = '\n<hr>\n'.join(highlight_html(scores[r.number], r.generation, r.references, legend=False)
-                           for r in rows if r.number in scores)
+                           if r.number in scores else unscored(r) for r in rows)
     with atomic_write(path) as f:
         f.write(f'<!doctype html><meta charset="utf-8"><title>PoSh</title>\n'
                 f'<div style="font-family:sans-serif;max-width:60em">{highlight_legend()}</div>\n<hr>\n{body}\n')
@@ -275,6 +369,7 @@ def cmd_demo(args) -> int:
     "The main job on the bundled example: PoSh scores of IIW-400 pairs, with their worst mistakes and omissions."
     from posh.scoring import worst
     pairs = example_pairs()[:args.pairs]
+    if args.cache_dir: check_writable('--cache-dir', args.cache_dir, folder=True)
     metric = _metric(args)
     ready_judge(metric)
     print(f"PoSh, {metric.config} configuration (judge {metric.judge.signature}: a demonstration, not the paper's numbers)\n{metric.signature}\n")
@@ -396,7 +491,7 @@ def main(argv:list[str]|None=None) -> int:
     args = parser.parse_args(argv)
     try: return args.func(args)
     except CLIError as e: print(f"posh {args.command}: error: {e}", file=sys.stderr); return e.code
-    except (FileNotFoundError, IsADirectoryError, ContextLengthError) as e:
+    except (FileNotFoundError, IsADirectoryError, NotADirectoryError, InputError, ContextLengthError) as e:
         print(f"posh {args.command}: error: {e}", file=sys.stderr); return 2
     except BackendUnavailable as e: print(f"posh {args.command}: error: {e}", file=sys.stderr); return 1
     except KeyboardInterrupt: print(f"posh {args.command}: interrupted", file=sys.stderr); return 130

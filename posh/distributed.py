@@ -4,7 +4,7 @@
 
 # %% ../nbs/07_distributed.ipynb #c003
 from __future__ import annotations
-import json, os, re, sys, time
+import json, os, re, sys, time, warnings
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,8 +14,8 @@ from .rows import check_row, RowError, read_rows, judge_kwargs as server_kwargs,
 # %% auto #0
 __all__ = ['OUTPUT_COLUMNS', 'RAY_INSTALL', 'require_ray', 'output_schema', 'PairError', 'row_id', 'parse_pair',
            'ScoringProgress', 'progress_actor', 'PairScorer', 'pd_rows', 'read_pairs', 'default_num_gpus',
-           'score_dataset', 'output_files', 'written_rows', 'read_scores', 'RunSummary', 'score_to_folder',
-           'ray_session', 'cmd_score_ray']
+           'score_dataset', 'output_files', 'folder_format', 'jsonl_datasink', 'written_rows', 'read_scores',
+           'RunSummary', 'score_to_folder', 'ray_session', 'cmd_score_ray']
 
 # %% ../nbs/07_distributed.ipynb #c006
 OUTPUT_COLUMNS = ('id', 'precision', 'recall', 'f1', 'n_elements', 'signature', 'error')  # the CLI's; plus 'elements' with granular=True
@@ -244,7 +244,7 @@ def score_dataset(data,                            # Dataset, list of row dicts,
                           num_gpus=num_gpus or None, runtime_env={'env_vars': env})
 
 # %% ../nbs/07_distributed.ipynb #c028
-_SUFFIX = {'parquet': '.parquet', 'jsonl': '.json'}
+_SUFFIX = {'parquet': ('.parquet',), 'jsonl': ('.jsonl', '.json')}   # .json: folders written by earlier versions
 
 def _check_fmt(fmt:str) -> str:
     if fmt not in _SUFFIX: raise ValueError(f"output format must be 'parquet' or 'jsonl', not {fmt!r}")
@@ -265,14 +265,30 @@ def output_files(out_dir, fmt:str='parquet') -> list[str]:
     return sorted(i.path for i in infos if i.type == pafs.FileType.File and i.base_name.endswith(_SUFFIX[_check_fmt(fmt)])
                   and i.base_name[0] not in '_.')
 
+def folder_format(out_dir) -> str|None:
+    "The format of the result files in a folder, 'parquet' or 'jsonl' (None: no result file); an error when it holds both."
+    kinds = [f for f in _SUFFIX if output_files(out_dir, f)]
+    if len(kinds) > 1: raise ValueError(f"{out_dir} holds both Parquet and JSON-lines result files: pass fmt= to read one kind")
+    return kinds[0] if kinds else None
+
 def _read_file(out_dir, path:str, fmt:str, columns=None):
-    "One result file as a DataFrame (raises on a truncated or corrupt file)."
+    "One result file as a DataFrame (raises on a truncated or corrupt file); JSON lines parsed with `json` (floats exact)."
     import pandas as pd, pyarrow.parquet as pq
     fs, _ = _filesystem(out_dir)
     if fmt == 'parquet': return pq.read_table(path, filesystem=fs, columns=columns).to_pandas()
-    with fs.open_input_stream(path) as f: df = pd.read_json(f, lines=True, dtype={'id': str, 'signature': str, 'error': str})
+    with fs.open_input_stream(path) as f: rows = [json.loads(l) for l in f.read().decode('utf-8').splitlines() if l.strip()]
+    df = pd.DataFrame(rows)
     if columns and len(df) and not set(columns) <= set(df.columns): raise ValueError(f"{path} lacks columns {columns}")
     return df[columns] if columns and len(df) else df
+
+def jsonl_datasink():
+    "The Ray Data datasink class writing `.jsonl` files, one `json.dumps` line per row (floats round-trip exactly)."
+    from ray.data.datasource import BlockBasedFileDatasink
+    class JSONLinesDatasink(BlockBasedFileDatasink):
+        def __init__(self, path:str, **kw): super().__init__(path, file_format='jsonl', **kw)
+        def write_block_to_file(self, block, file):
+            for row in block.to_arrow().to_pylist(): file.write((json.dumps(row, ensure_ascii=False) + '\n').encode('utf-8'))
+    return JSONLinesDatasink
 
 def written_rows(out_dir, fmt:str='parquet') -> tuple:
     "(DataFrame of id, signature, error of every readable row; list of files set aside as incomplete)."
@@ -288,9 +304,13 @@ def written_rows(out_dir, fmt:str='parquet') -> tuple:
     df['id'] = df['id'].astype(str)
     return df, bad
 
-def read_scores(out_dir, signature:str|None=None, fmt:str='parquet'):
-    "The output rows of a folder as a DataFrame; with several signatures in it, `signature` says which."
+def read_scores(out_dir, signature:str|None=None, fmt:str|None=None):
+    "The output rows of a folder as a DataFrame; with several signatures in it, `signature` says which; `fmt` None: told from the files."
     import pandas as pd
+    fmt = fmt or folder_format(out_dir)
+    if fmt is None:
+        warnings.warn(f"{out_dir} holds no result files (.parquet or .jsonl): no rows")
+        return pd.DataFrame(columns=list(OUTPUT_COLUMNS))
     frames = []
     for p in output_files(out_dir, fmt):
         try: frames.append(_read_file(out_dir, p, fmt))
@@ -371,7 +391,7 @@ def score_to_folder(data,                 # Dataset, list of row dicts, or JSONL
     out = score_dataset(todo, config, judge, progress=progress, **kwargs)
     try:
         if fmt == 'parquet': out.write_parquet(str(out_dir), ray_remote_args={'num_cpus': 0})
-        else: out.write_json(str(out_dir), ray_remote_args={'num_cpus': 0}, force_ascii=False, double_precision=15)
+        else: out.write_datasink(jsonl_datasink()(str(out_dir)), ray_remote_args={'num_cpus': 0})
     except Exception as e:
         pe = _pair_error(e)
         if pe is not None: raise pe from e

@@ -4,16 +4,17 @@
 
 # %% ../nbs/13_experiments.ipynb #eb81724c
 from __future__ import annotations
-import importlib.util, os, time
+import ast, hashlib, importlib.util, json, os, re, time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Sequence
 import pandas as pd
 
 # %% auto #0
-__all__ = ['SYNTHETIC_LABEL', 'GRANULAR_METHODS', 'is_repo', 'notebook_path', 'repo_root', 'resolve_dir', 'shown_path', 'Run',
-           'evaluate_unique', 'GranularScores', 'granular_scores', 'granular_table', 'element_labels', 'length_note',
-           'md_cell', 'markdown_table', 'split_md_row', 'read_markdown_tables', 'write_table']
+__all__ = ['SYNTHETIC_LABEL', 'NOT_VARIANT', 'GRANULAR_METHODS', 'is_repo', 'notebook_path', 'repo_root', 'resolve_dir',
+           'shown_path', 'Run', 'notebook_defaults', 'run_variant', 'evaluate_unique', 'GranularScores',
+           'granular_scores', 'granular_table', 'element_labels', 'length_note', 'md_cell', 'markdown_table',
+           'split_md_row', 'read_markdown_tables', 'write_table']
 
 # %% ../nbs/13_experiments.ipynb #4d01e29e
 def is_repo(p:Path) -> bool:
@@ -69,11 +70,12 @@ class Run:
     config: str       # PoSh configuration name ('embedded', 'paper')
     synthetic: bool   # the data are the synthetic test fixtures
     source: str = ''  # where the data came from (hub id or path), for the notes
+    variant: str = '' # the parameters that differ from the notebook's committed defaults (`run_variant`), e.g. '+n_boot=200'
 
     @property
     def name(self) -> str:
-        "The run's name: `<data>-<config>` (fixture runs always start with 'fixture-')."
-        return f"{'fixture' if self.synthetic else self.data}-{self.config}"
+        "The run's name: `<data>-<config>` then its variant (fixture runs always start with 'fixture-')."
+        return f"{'fixture' if self.synthetic else self.data}-{self.config}{self.variant}"
 
     def title(self, what:str) -> str:
         "A table or figure title that says whether the numbers are results."
@@ -81,7 +83,8 @@ class Run:
 
     def notes(self) -> list[str]:
         "Notes for the head of a Markdown table (a data file inside the repository is named by its relative path)."
-        out = [f"Data: `{shown_path(self.source or self.data)}`; configuration: `{self.config}`; run `{self.name}`."]
+        out = [f"Data: `{shown_path(self.source or self.data)}`; configuration: `{self.config}`; run `{self.name}`" +
+               (f" (parameters changed from the notebook's defaults: {self.variant[1:].replace('+', ', ')})." if self.variant else '.')]
         if self.synthetic:
             out.insert(0, "**These numbers come from the synthetic test fixtures (data/fixtures/README.md): they test "
                           "the plumbing and are not results; never compare them with the paper.**")
@@ -94,6 +97,34 @@ class Run:
     def figure(self, stem:str, fig_dir=None) -> Path:
         "Path of a figure: `<fig_dir or figures/>/<notebook>_<run name>_<stem>.png`."
         return resolve_dir(fig_dir, 'figures')/f"{self.notebook}_{self.name}_{stem}.png"
+
+# %% ../nbs/13_experiments.ipynb #ef571fdd
+NOT_VARIANT = ('out_dir', 'fig_dir', 'cache_dir', 'batch_size', 'embed_device', 'parser_gpu')   # where, not what
+
+def notebook_defaults(notebook:str|os.PathLike) -> dict:
+    "The committed defaults of an experiment notebook: the assignments of its `parameters` cell (`nbs/<notebook>.ipynb` of this clone, or a path)."
+    p = Path(notebook)
+    if p.suffix != '.ipynb': p = repo_root()/'nbs'/f'{notebook}.ipynb'
+    cells = json.loads(p.read_text(encoding='utf-8'))['cells']
+    cell = next((c for c in cells if 'parameters' in c.get('metadata', {}).get('tags', [])), None)
+    if cell is None: raise ValueError(f"{p} has no cell tagged 'parameters'")
+    src = ''.join(cell['source']) if isinstance(cell['source'], list) else cell['source']
+    return {n.targets[0].id: ast.literal_eval(n.value) for n in ast.parse(src).body
+            if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name)}
+
+def _tag(v) -> str:
+    "A parameter value as part of a folder name."
+    s = v if isinstance(v, str) else json.dumps(v, sort_keys=True, default=str)
+    s = re.sub(r'[^A-Za-z0-9._-]+', '_', s).strip('_') or '_'
+    return s if len(s) <= 32 else hashlib.sha256(s.encode()).hexdigest()[:8]
+
+def run_variant(defaults:dict,               # the committed defaults (`notebook_defaults`)
+                values:dict,                 # the values of this run (the notebook's `globals()`)
+                named:Sequence[str]=(),      # parameters the run's data tag already names
+                ignore:Sequence[str]=NOT_VARIANT) -> str: # parameters that do not change what is computed
+    "'+name=value' for each parameter whose value differs from its committed default ('' for a run with the defaults)."
+    return ''.join(f"+{k}={_tag(values[k])}" for k in defaults
+                   if k not in named and k not in ignore and k in values and values[k] != defaults[k])
 
 # %% ../nbs/13_experiments.ipynb #f7a73ac2
 def evaluate_unique(metric,                  # a posh.metric.PoSh (or anything with .evaluate(gens, refs, granular=))

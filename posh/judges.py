@@ -212,8 +212,13 @@ class Judge:
     "Base class of the judge backends: `score` questions, `generate` rewrites, count `calls`."
     backend: str = 'base'
     can_rewrite: bool = True  # `generate` works: the identifier rewrites of DESIGN 3.2 are asked to this model
+    progress = None           # None, or a callable(n) told as each n questions or rewrites are answered (progress bars)
     def __init__(self, model: str):
         self.model, self.calls = str(model), 0
+
+    def _advance(self, n: int):
+        "Tell `progress` (when set) that `n` more questions or rewrites are answered; backends call it as they go."
+        if self.progress is not None: self.progress(n)
 
     def score(self, requests: list[JudgeRequest]) -> list[float]:
         "One score in [1, 5] per request, in order."

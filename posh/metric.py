@@ -9,7 +9,7 @@ from dataclasses import dataclass, asdict, field
 from pathlib import Path
 import posh
 from .graphs import EMBEDDED_GRAPHS, GraphExtractor, SceneGraph, Span, get_rules
-from .templates import Element, load_prompts
+from .templates import Element, load_prompts, estimate_calls
 from .scoring import score_graphs, PairScore, check_weights, scores_frame, elements_frame
 from collections import Counter, OrderedDict
 from .vllm_judge import VLLMJudge
@@ -65,6 +65,10 @@ class Cache:
     def __init__(self, path:str|os.PathLike):
         path = Path(path)
         if path.suffix != '.sqlite': path = path / 'posh-cache.sqlite'
+        for d in (path.parent, *path.parent.parents):   # a clear error, not mkdir's FileExistsError
+            if d.exists():
+                if not d.is_dir(): raise NotADirectoryError(f"cache folder {path.parent}: {d} is a file, not a folder")
+                break
         path.parent.mkdir(parents=True, exist_ok=True)
         self.path = path
         with self._connect() as db:
@@ -100,6 +104,7 @@ class CachedJudge:
         self._make, self._judge, self.signature, self.cache = make, None, signature, cache
         self.hits, self.track_cuts = 0, track_cuts   # track_cuts: count the prompts a truncating judge cut, per pair
         self.cuts, self._cut = Counter(), set()       # pair id -> prompts cut (cached answers included); keys cut
+        self.progress = None   # None, or a callable(n) told as questions and rewrites are answered (cache or judge)
 
     @property
     def judge(self):
@@ -118,8 +123,17 @@ class CachedJudge:
         found = self.cache.get_many(ns, keys) if self.cache else {}
         miss = [i for i, k in enumerate(keys) if k not in found]
         self.hits += len(keys) - len(miss)
+        tell = self.progress
+        if tell is not None and len(keys) > len(miss): tell(len(keys) - len(miss))
         if miss:
-            answers = ask([items[i] for i in miss], [keys[i] for i in miss])
+            told = [0]
+            def advance(n): told[0] += n; tell(n)
+            j = self.judge if tell is not None else None
+            if j is not None: j.progress = advance   # backends that report as they go (transformers, openai)
+            try: answers = ask([items[i] for i in miss], [keys[i] for i in miss])
+            finally:
+                if j is not None: j.progress = None
+            if tell is not None and len(miss) > told[0]: tell(len(miss) - told[0])   # the rest, for the others
             new = {keys[i]: a for i, a in zip(miss, answers)}
             if self.cache: self.cache.put_many(ns, new)
             found.update(new)
@@ -258,6 +272,13 @@ class PoSh:
         for k in keys: self._recent[k] = found[k]; self._recent.move_to_end(k)
         while len(self._recent) > 512: self._recent.popitem(last=False)
         return [SceneGraph.from_dict(found[k]) for k in keys]
+
+    def estimate_calls(self, generations:list[str], references:list) -> int:
+        "About how many judge calls (questions and rewrites, cached or not) scoring these pairs takes: `estimate_calls` of every graph, both directions (parses the texts, which are cached)."
+        gens, refs = check_pairs(generations, references)
+        texts = list(dict.fromkeys(gens + [r for rs in refs for r in rs]))
+        n = {t: estimate_calls(g, self.prompts, self.rewrite) for t, g in zip(texts, self.graphs(texts))}
+        return sum(n[g] + sum(n[r] for r in rs) for g, rs in zip(gens, refs))
 
     def evaluate(self, generations:list[str], references:list, granular:bool=False, ids:list|None=None) -> list[PairScore]:
         "PoSh scores of each (generation, reference(s)) pair, in order; `granular=True` keeps every element."

@@ -16,7 +16,7 @@ from .judges import BackendUnavailable, ChatEncoder, ContextLengthError, EMBEDDE
 
 
 # %% auto #0
-__all__ = ['parse_top_logprobs', 'completions_url', 'server_root', 'parse_token_count', 'OpenAIJudge']
+__all__ = ['INTERFACES', 'parse_top_logprobs', 'completions_url', 'server_root', 'parse_token_count', 'OpenAIJudge']
 
 # %% ../nbs/02d_openai_judge.ipynb #4fb16e74
 def _pairs(items) -> list[tuple[str, float]]:
@@ -62,12 +62,17 @@ def server_root(base_url: str) -> str:
         if b.endswith(tail): b = b[:-len(tail)]
     return b[:-3] if b.endswith('/v1') else b
 
-def _server_hint() -> str:
+INTERFACES = {   # how a message names the options, in the interface the user is in
+    'python': dict(base_url="base_url='http://HOST:PORT'", limits="timeout= and retries= change this"),
+    'cli': dict(base_url="--base-url http://HOST:PORT/v1", limits="--timeout and --retries change this"),
+}
+
+def _server_hint(interface: str = 'python') -> str:
     try: gguf = embedded_gguf_path()
     except BackendUnavailable: gguf = EMBEDDED_GGUF
     return (f"Start one, e.g. `python -m llama_cpp.server --model {gguf} --logits_all true --port 8000` "
-            f"(pip install \"llama-cpp-python[server]\"; or `LlamaCppServer` in posh.judges) or `vllm serve "
-            f"{PAPER_JUDGE} --max-model-len 2000 --enable-prefix-caching`, then pass base_url='http://HOST:PORT'")
+            f"(pip install \"llama-cpp-python[server]\"; or `LlamaCppServer` in posh.llama_server) or `vllm serve "
+            f"{PAPER_JUDGE} --max-model-len 2000 --enable-prefix-caching`, then pass {INTERFACES[interface]['base_url']}")
 
 def _run_async(make_coro):
     "Run `make_coro()` to completion on a fresh event loop in a helper thread (also where a loop already runs: Jupyter)."
@@ -113,7 +118,10 @@ class OpenAIJudge(Judge):
                  max_model_len: int | None = None, # context window; None: the server's, where it says (vLLM)
                  check_timeout: float = 10.,       # seconds per attempt of the up-front `check` (capped by `timeout`)
                  quiet: bool = False,              # no warning on stderr while retrying
-                 top_k: int = 20):                 # top log-probabilities asked for (the paper: 20)
+                 top_k: int = 20,                  # top log-probabilities asked for (the paper: 20)
+                 interface: str = 'python'):       # how messages name the options: 'python' (base_url=) or 'cli' (--base-url)
+        if interface not in INTERFACES: raise ValueError(f"interface must be one of {list(INTERFACES)}, not {interface!r}")
+        self.interface = interface
         if not base_url: raise ValueError(f"the openai backend needs base_url= (the server's URL). {_server_hint()}")
         if timeout <= 0 or retries < 0: raise ValueError(f"timeout must be > 0 and retries >= 0 (got {timeout}, {retries})")
         super().__init__(str(model))
@@ -152,7 +160,7 @@ class OpenAIJudge(Judge):
                 if attempt not in state['warned']:
                     state['warned'].add(attempt)
                     self._warn(f"judge server {url}: {where}: {err}; retrying (attempt {attempt + 1} of {self.retries + 1}, "
-                               f"at most {deadline:.3g} s per request: timeout=/retries=, or posh score --timeout/--retries, change this)")
+                               f"at most {deadline:.3g} s per request; {INTERFACES[self.interface]['limits']})")
                 await asyncio.sleep(delay); left = t_end - time.monotonic()
             t = min(timeout, left)
             if t <= 0: break
@@ -173,9 +181,9 @@ class OpenAIJudge(Judge):
             raise _HTTPError(r.status_code, body, where)
         what = "kept failing" if answered else "did not answer"
         raise _Exhausted(f"{where}: the judge server at {url} {what} ({err}; {attempt + 1} attempt(s), {deadline:.3g} s "
-                         f"at most per request). Is the server up, and is {self.base_url!r} its URL? {_server_hint()}")
+                         f"at most per request). Is the server up, and is {self.base_url!r} its URL? {_server_hint(self.interface)}")
 
-    def _gather(self, jobs: list, timeout: float | None = None, deadline: float | None = None) -> list:
+    def _gather(self, jobs: list, timeout: float | None = None, deadline: float | None = None, advance: bool = False) -> list:
         "Run the (method, url, payload, where) jobs, at most `max_concurrency` at once; on the first failure cancel the rest."
         if not jobs: return []
         timeout, deadline = timeout or self.timeout, deadline or self.deadline
@@ -185,8 +193,10 @@ class OpenAIJudge(Judge):
                 async def one(job):
                     async with sem:
                         if state['failed']: raise asyncio.CancelledError()   # another request failed: never send this one
-                        try: return await self._send(client, *job, state, timeout, deadline)
+                        try: out = await self._send(client, *job, state, timeout, deadline)
                         except Exception: state['failed'] = True; raise
+                        if advance: self._advance(1)   # questions and rewrites (not the server check): progress
+                        return out
                 tasks = [asyncio.create_task(one(j)) for j in jobs]
                 try:
                     done, pending = await asyncio.wait(tasks, return_when=asyncio.FIRST_EXCEPTION)
@@ -280,7 +290,7 @@ class OpenAIJudge(Judge):
 
     def _ask(self, payloads: list[dict], where: list[str]) -> list[dict]:
         "POST the payloads; HTTP errors become clear exceptions naming the request."
-        try: out = self._gather([('POST', self.url, p, w) for p, w in zip(payloads, where)])
+        try: out = self._gather([('POST', self.url, p, w) for p, w in zip(payloads, where)], advance=True)
         except _HTTPError as e:
             if re.search(r'logprob|logits_all', e.body, re.I):
                 raise BackendUnavailable(f"{e.where}: {self._no_logprobs} (HTTP {e.status}: {e.body})") from None

@@ -149,10 +149,9 @@ class PoShReward:
         return refs
 
     def scores(self, score) -> dict[str, float]:
-        "Precision, recall and F1 of one PoSh PairScore as the reward sees them: with `empty_graph='zero'` an element-less generation has precision (and F1) 0."
-        p, r = score.precision, score.recall
-        if self.empty_graph == 'zero' and score.n_elements == 0: p = 0.0
-        return {'precision': p, 'recall': r, 'f1': f1_score(p, r) if p != score.precision else score.f1}
+        "Precision, recall and F1 of one PoSh PairScore as the reward sees them: with `empty_graph='zero'` an element-less generation has all three 0 (every reward kind)."
+        if self.empty_graph == 'zero' and score.n_elements == 0: return {'precision': 0.0, 'recall': 0.0, 'f1': 0.0}
+        return {'precision': score.precision, 'recall': score.recall, 'f1': score.f1}
 
     def combine(self, score) -> float:
         "The reward of one PoSh PairScore."

@@ -4,14 +4,15 @@
 
 # %% ../nbs/06_rows.ipynb #ca9f7594
 from __future__ import annotations
-import csv, json
+import csv, io, json
 from dataclasses import dataclass
 from pathlib import Path
 from .metric import CONFIGS
 from .backends import parse_judge_spec
 
 # %% auto #0
-__all__ = ['RowError', 'Row', 'check_row', 'read_rows', 'duplicate_ids', 'CLIError', 'judge_backend', 'judge_kwargs']
+__all__ = ['RowError', 'Row', 'check_row', 'InputError', 'read_text', 'read_rows', 'duplicate_ids', 'CLIError', 'judge_backend',
+           'judge_kwargs']
 
 # %% ../nbs/06_rows.ipynb #5e9f488d
 class RowError(ValueError):
@@ -35,7 +36,7 @@ def check_row(number:int, raw, where:str) -> Row:
     "Validate one parsed row (a dict, from a file or a Ray Data batch): the one row check of both engines."
     if not isinstance(raw, dict): raise RowError(f"{where}: expected an object with 'generation' and 'reference'")
     for f in ('generation', 'reference'):
-        if f not in raw or raw[f] is None or (isinstance(raw[f], str) and raw[f] == ''): raise RowError(f"{where}: missing field {f!r}")
+        if f not in raw or raw[f] is None: raise RowError(f"{where}: missing field {f!r}")
     gen, ref = raw['generation'], raw['reference']
     if not isinstance(gen, str): raise RowError(f"{where}: 'generation' must be a string, not {type(gen).__name__}")
     if isinstance(ref, str) and ref.lstrip().startswith('['):
@@ -46,34 +47,57 @@ def check_row(number:int, raw, where:str) -> Row:
     if not isinstance(refs, list) or not refs or not all(isinstance(r, str) for r in refs):
         raise RowError(f"{where}: 'reference' must be a string or a non-empty list of strings")
     if not gen.strip(): raise RowError(f"{where}: 'generation' is empty")
-    if any(not r.strip() for r in refs): raise RowError(f"{where}: a 'reference' is empty")
+    if any(not r.strip() for r in refs): raise RowError(f"{where}: 'reference' is empty" if len(refs) == 1 else
+                                                        f"{where}: a 'reference' is empty")
     rid = raw.get('id')
     return Row(number, None if rid in (None, '') else str(rid), gen, refs)
 
+class InputError(ValueError):
+    "An input file that cannot be read at all (not UTF-8 text, a broken JSON array): the message names the file and where."
+
+def read_text(p:Path) -> str:
+    "The text of a UTF-8 file (a byte-order mark dropped), or an `InputError` naming the line and byte that are not UTF-8."
+    data = p.read_bytes()
+    try: return data.decode('utf-8-sig')
+    except UnicodeDecodeError as e:
+        line, col = data.count(b'\n', 0, e.start) + 1, e.start - (data.rfind(b'\n', 0, e.start) + 1) + 1
+        raise InputError(f"{p} is not UTF-8 text: line {line}, column {col} (byte {e.start} of the file) is 0x{data[e.start]:02x}; "
+                         "save the file as UTF-8") from None
+
+def _row(n:int, raw, where:str) -> Row:
+    "A checked Row, or a Row carrying its error (with the id it has, if any)."
+    try: return check_row(n, raw, where)
+    except RowError as e:
+        rid = raw.get('id') if isinstance(raw, dict) else None
+        return Row(n, None if rid in (None, '') else str(rid), error=str(e))
+
+def _json_array(p:Path, text:str) -> list[Row]:
+    "The rows of a file holding one JSON array of objects (accepted in place of JSONL)."
+    try: items = json.loads(text)
+    except json.JSONDecodeError as e:
+        raise InputError(f"{p} starts with '[' but is not a JSON array ({e.msg} at line {e.lineno}, column {e.colno}); "
+                         "JSONL means one JSON object per line (a JSON array of objects is accepted too)") from None
+    if not isinstance(items, list): raise InputError(f"{p}: expected JSONL (one JSON object per line) or a JSON array")
+    return [_row(n, raw, f"row {n} (item {n} of the JSON array)") for n, raw in enumerate(items, 1)]
+
 def read_rows(path:str) -> list[Row]:
-    "Parse a JSONL or CSV file of pairs into Rows; malformed rows carry their error."
+    "Parse a JSONL file (or one JSON array of objects) or a CSV file of pairs into Rows; malformed rows carry their error."
     p = Path(path)
     if not p.exists(): raise FileNotFoundError(f"input file {path} does not exist")
     if p.is_dir(): raise IsADirectoryError(f"input {path} is a folder, not a JSONL or CSV file")
-    rows = []
+    text = read_text(p)
     if p.suffix.lower() == '.csv':
-        with open(p, newline='', encoding='utf-8') as f:
-            for n, raw in enumerate(csv.DictReader(f), 1):
-                try: rows.append(check_row(n, raw, f"row {n} (CSV line {n + 1})"))
-                except RowError as e: rows.append(Row(n, raw.get('id') or None, error=str(e)))
-    else:
-        n = 0
-        for line_no, line in enumerate(p.read_text(encoding='utf-8').splitlines(), 1):
-            if not line.strip(): continue
-            n += 1
-            where = f"row {n} (line {line_no})"
-            try: raw = json.loads(line)
-            except json.JSONDecodeError as e:
-                rows.append(Row(n, error=f"{where}: bad JSON ({e.msg} at column {e.colno})")); continue
-            try: rows.append(check_row(n, raw, where))
-            except RowError as e:
-                rid = raw.get('id') if isinstance(raw, dict) else None
-                rows.append(Row(n, None if rid in (None, '') else str(rid), error=str(e)))
+        return [_row(n, raw, f"row {n} (CSV line {n + 1})") for n, raw in enumerate(csv.DictReader(io.StringIO(text, newline='')), 1)]
+    if text.lstrip().startswith('['): return _json_array(p, text)
+    rows, n = [], 0
+    for line_no, line in enumerate(text.splitlines(), 1):
+        if not line.strip(): continue
+        n += 1
+        where = f"row {n} (line {line_no})"
+        try: raw = json.loads(line)
+        except json.JSONDecodeError as e:
+            rows.append(Row(n, error=f"{where}: bad JSON ({e.msg} at column {e.colno})")); continue
+        rows.append(_row(n, raw, where))
     return rows
 
 def duplicate_ids(rows:list[Row]) -> dict[str, list[int]]:
@@ -100,6 +124,7 @@ def judge_kwargs(args) -> dict:
         return {}
     if not getattr(args, 'base_url', None):
         raise CLIError("--judge openai:NAME needs --base-url, the server's URL (e.g. --base-url http://127.0.0.1:8000/v1)")
-    kw = {'base_url': args.base_url, 'timeout': args.timeout, 'retries': args.retries, 'max_concurrency': args.concurrency}
+    kw = {'base_url': args.base_url, 'timeout': args.timeout, 'retries': args.retries, 'max_concurrency': args.concurrency,
+          'interface': 'cli'}   # the server's messages name --timeout, --base-url ..., not Python arguments
     if getattr(args, 'tokenizer', None): kw['tokenizer'] = args.tokenizer
     return kw

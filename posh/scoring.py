@@ -10,9 +10,9 @@ from .graphs import SceneGraph, Span
 from .templates import join_references, Element, Prompts, plan_questions
 
 # %% auto #0
-__all__ = ['KINDS', 'MISTAKE_RGB', 'OMISSION_RGB', 'drive', 'mean_score', 'coarse', 'f1_score', 'check_weights', 'PairScore',
-           'pair_score', 'score_graphs', 'prompt_floor', 'judge_token_counter', 'check_lengths', 'scores_frame',
-           'elements_frame', 'element_record', 'highlight_legend', 'highlight_html', 'worst']
+__all__ = ['KINDS', 'TEXT_COLOUR', 'MISTAKE_RGB', 'OMISSION_RGB', 'drive', 'mean_score', 'coarse', 'f1_score', 'check_weights',
+           'PairScore', 'pair_score', 'score_graphs', 'prompt_floor', 'judge_token_counter', 'check_lengths',
+           'scores_frame', 'elements_frame', 'element_record', 'highlight_legend', 'highlight_html', 'worst']
 
 # %% ../nbs/04_scoring.ipynb #d5b48792
 def drive(plans:list, judge) -> list[list[Element]]:
@@ -198,7 +198,8 @@ def element_record(e:Element, question:bool=True) -> dict:
     return rec
 
 # %% ../nbs/04_scoring.ipynb #beb3fbd2
-def _alpha(score:float) -> float: return 0.15 + 0.75 * (5 - score) / 4   # shade of a span: darker for lower scores
+def _alpha(score:float) -> float: return 0.15 + 0.5 * (5 - score) / 4   # shade of a span: darker for lower scores, at most 0.65
+TEXT_COLOUR = '#000'   # marked text and swatches: black on the shade, contrast >= 7 (WCAG AA asks 4.5; tested below)
 
 def _marked(text:str, elements:list[Element], below:float, rgb:str) -> str:
     "HTML of `text` with the spans of `elements` scoring below `below` shaded by score."
@@ -216,7 +217,7 @@ def _marked(text:str, elements:list[Element], below:float, rgb:str) -> str:
             low = min(e.score for e in cover[c])
             tip = html.escape('\n'.join(f"{e.score:.2f} {e.kind} '{e.text}': {e.question.splitlines()[0] if e.question else 'not asked (entity absent)'}"
                                         for e in cover[c]), quote=True)
-            seg = f'<span style="background:rgba({rgb},{_alpha(low):.2f})" title="{tip}">{seg}</span>'
+            seg = f'<span style="background:rgba({rgb},{_alpha(low):.2f});color:{TEXT_COLOUR}" title="{tip}">{seg}</span>'
         out.append(seg); c = d
     return ''.join(out)
 
@@ -225,12 +226,12 @@ MISTAKE_RGB, OMISSION_RGB = '220,38,38', '37,99,235'
 def highlight_legend(below:float=3.0) -> str:
     "HTML legend of the highlight view: the two colours, the shading scale and what is marked."
     def swatch(rgb, score, label):
-        return f'<span style="background:rgba({rgb},{_alpha(score):.2f});padding:0 .3em">{label}</span>'
-    return ('<p class="posh-legend" style="font-size:small;color:#333">'
+        return f'<span style="background:rgba({rgb},{_alpha(score):.2f});color:{TEXT_COLOUR};padding:0 .3em">{label}</span>'
+    return ('<p class="posh-legend" style="font-size:small;color:#000">'
             f'{swatch(MISTAKE_RGB, 1, "mistake")} a generation element the reference does not support · '
             f'{swatch(OMISSION_RGB, 1, "omission")} a reference element the generation does not cover. '
             f'Marked: elements scoring below {below:g} on the judge\'s 1-5 scale; darker = lower '
-            f'({swatch(MISTAKE_RGB, 1, "1")} absent, {swatch(MISTAKE_RGB, min(below, 5) - 0.5, f"{min(below, 5) - 0.5:g}")}); '
+            f'({swatch(MISTAKE_RGB, 1, "1 absent")} {swatch(MISTAKE_RGB, 2, "2 weak hint")}, lighter up to {below:g}); '
             'hover a marked span for its question and score. Scores: precision, recall and F1 in [0.2, 1].</p>')
 
 def highlight_html(score:PairScore, generation:str, references:list[str]|str, below:float=3.0,

