@@ -1,4 +1,4 @@
-"""Run every experiment notebook (nbs/20-24) through papermill on its defaults and check the tables it writes
+"""Run the experiment notebooks 20-22 and 24 through papermill (on the `[notebooks]` install: tests/conftest.py) on their defaults and check the tables it writes
 against values recomputed here from its per-item CSV and the data files, with scipy and numpy directly.
 
 The notebooks share the judge-answer cache (<repo>/.cache/posh): after `nbdev_test` (which `make test` runs
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-import papermill as pm
 import pytest
 from scipy import stats
+from conftest import run_experiment
 
 ROOT = Path(__file__).resolve().parents[1]
 NBS, FIXTURES = ROOT/'nbs', ROOT/'data'/'fixtures'
@@ -21,13 +21,13 @@ PAPER_GRANULAR = {'PoSh': (0.559, 0.680), 'SGEmbed': (0.513, 0.634), '4GramEmbed
 DIMS = {'mistakes': 'precision', 'omissions': 'recall', 'overall_quality': 'f1'}
 
 
-def run_notebook(name, tmp_path, **params):
-    "Execute nbs/<name>.ipynb with cwd nbs/, outputs under tmp_path; return (results folder, figures folder)."
-    tmp_path.mkdir(parents=True, exist_ok=True)
-    out, figs = tmp_path/'results', tmp_path/'figures'
-    pm.execute_notebook(str(NBS/f'{name}.ipynb'), str(tmp_path/f'{name}.out.ipynb'), cwd=str(NBS), kernel_name='python3',
-                        parameters=dict(out_dir=str(out), fig_dir=str(figs), **params), progress_bar=False)
-    return out, figs
+NOTEBOOKS = {'20_docent_coarse', '21_docent_granular', '22_caparena', '24_iiw400'}   # the notebooks this file runs
+
+
+@pytest.fixture
+def run_notebook(lab):
+    "Execute nbs/<name>.ipynb on the [notebooks] environment (tests/conftest.py), as a user of `pip install \"posh[notebooks]\"`."
+    return lambda name, tmp_path, **params: run_experiment(lab, name, tmp_path, **params)
 
 
 def close(a, b, tol=1e-9):
@@ -54,7 +54,7 @@ def check_png(path):
     assert path.is_file() and path.read_bytes()[:8] == b'\x89PNG\r\n\x1a\n', path
 
 
-def test_docent_coarse(tmp_path):
+def test_docent_coarse(run_notebook, tmp_path):
     out, figs = run_notebook('20_docent_coarse', tmp_path)
     run = out
     table, per = pd.read_csv(run/'docent_coarse.csv'), pd.read_csv(run/'per_pair.csv')
@@ -108,7 +108,7 @@ def reference_max_f1(gold, scores, n_thresholds=10):
     return best
 
 
-def test_docent_granular(tmp_path):
+def test_docent_granular(run_notebook, tmp_path):
     import random, string
     out, figs = run_notebook('21_docent_granular', tmp_path)
     table, tokens, els = pd.read_csv(out/'docent_granular.csv'), pd.read_csv(out/'tokens.csv', keep_default_na=False), pd.read_csv(out/'elements.csv')
@@ -163,7 +163,7 @@ def reference_bootstrap_elo(battles, n_trials=1000):
     return {m: int(v) for m, v in (pd.DataFrame(rows).median() + 0.5).astype(int).items()}
 
 
-def test_caparena(tmp_path):
+def test_caparena(run_notebook, tmp_path):
     out, figs = run_notebook('22_caparena', tmp_path)
     table, per, elo = pd.read_csv(out/'caparena.csv'), pd.read_csv(out/'per_battle.csv'), pd.read_csv(out/'elo.csv')
     raw = json.loads((FIXTURES/'caparena_annots_eval.fixture.json').read_text())
@@ -215,7 +215,7 @@ def check_iiw(out, n, llm=True):
     return table
 
 
-def test_iiw400(tmp_path):
+def test_iiw400(run_notebook, tmp_path):
     out, figs = run_notebook('24_iiw400', tmp_path)
     check_iiw(out, 100, llm=False)             # the default: the full report (100 pairs), LLM-judge baseline off
     check_png(figs/'24_iiw400_iiw400-embedded_spearman.png')
