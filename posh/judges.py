@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import importlib.util
 import math
+import numpy as np
 import os
 import re
 from collections import OrderedDict
@@ -90,9 +91,16 @@ def digit_score(top: Sequence[tuple[str, float]] | Mapping[str, float]) -> float
         if math.isnan(lp) or lp == -math.inf: continue
         kept += [(d, lp) for d in answer_digits(str(text).lower())]   # a token counts for every digit it contains
     if not kept: return 1.0
+    # the authors' arithmetic (scorer: `parse_result`), step for step, so that scores agree to the last bit:
+    # probabilities first, summed per digit in the order met, then weighted over the digits 1..5
     m = max(lp for _, lp in kept)
-    w = [(d, math.exp(lp - m)) for d, lp in kept]
-    return sum(d * x for d, x in w) / sum(x for _, x in w)
+    x = [float(np.exp(lp - m)) for _, lp in kept]
+    total = sum(x)
+    mass = {}
+    for (d, _), xi in zip(kept, x): mass[d] = mass[d] + xi / total if d in mass else xi / total
+    out = 0.0
+    for d in range(1, 6): out += mass.get(d, 0.0) * float(d)
+    return out
 
 # %% ../nbs/02_judges.ipynb #b93e7e37
 EMBEDDED_GGUF = 'SmolLM2-135M-Instruct.Q4_1.gguf'

@@ -5,14 +5,16 @@
 # %% ../nbs/04_scoring.ipynb #a683e436
 from __future__ import annotations
 import html, math, string
+import numpy as np
 from dataclasses import dataclass, field, asdict
 from .graphs import SceneGraph, Span
 from .templates import join_references, Element, Prompts, plan_questions
 
 # %% auto #0
-__all__ = ['KINDS', 'TEXT_COLOUR', 'MISTAKE_RGB', 'OMISSION_RGB', 'drive', 'mean_score', 'coarse', 'f1_score', 'check_weights',
-           'PairScore', 'pair_score', 'score_graphs', 'prompt_floor', 'judge_token_counter', 'check_lengths',
-           'scores_frame', 'elements_frame', 'element_record', 'highlight_legend', 'highlight_html', 'worst']
+__all__ = ['KINDS', 'TEXT_COLOUR', 'MISTAKE_RGB', 'OMISSION_RGB', 'drive', 'reference_order', 'mean_score', 'coarse', 'f1_score',
+           'check_weights', 'PairScore', 'pair_score', 'score_graphs', 'prompt_floor', 'judge_token_counter',
+           'check_lengths', 'scores_frame', 'elements_frame', 'element_record', 'highlight_legend', 'highlight_html',
+           'worst']
 
 # %% ../nbs/04_scoring.ipynb #d5b48792
 def drive(plans:list, judge) -> list[list[Element]]:
@@ -39,11 +41,22 @@ def drive(plans:list, judge) -> list[list[Element]]:
 # %% ../nbs/04_scoring.ipynb #c5d2dd3d
 KINDS = ('entity', 'attribute', 'relation')
 
+def reference_order(elements:list[Element]) -> list[Element]:
+    "The elements in the order of the authors' coarse loop (scorer: `batch_calculate_coarse_scores`): entity by entity, its attributes, then the relations first reached through it (an endpoint that is a listed entity)."
+    ents = {e.entity for e in elements if e.kind == 'entity'}
+    def key(ie):
+        i, e = ie
+        if e.kind != 'relation': return (e.entity, 0 if e.kind == 'entity' else 1, i)
+        ends = [x for x in (e.entity, e.object) if x in ents] or [e.entity]
+        return (min(ends), 2, i)
+    return [e for _, e in sorted(enumerate(elements), key=key)]
+
 def mean_score(elements:list[Element], weights:dict|None=None) -> float|None:
-    "Mean score (1-5) of the counted elements (`Element.counted`), weighted per kind when `weights` is given; None for none."
-    elements = [e for e in elements if e.counted]
+    "Mean score (1-5) of the counted elements (`Element.counted`), weighted per kind when `weights` is given; None for none. Unweighted, it is the authors' `np.mean` over their order, to the last bit."
+    elements = reference_order([e for e in elements if e.counted])
     if not elements: return None
-    w = [1.0 if weights is None else float(weights.get(e.kind, 0.0)) for e in elements]
+    if weights is None: return float(np.mean([e.score for e in elements]))   # numpy's pairwise sum, as theirs
+    w = [float(weights.get(e.kind, 0.0)) for e in elements]
     if sum(w) == 0: return None
     return sum(wi * e.score for wi, e in zip(w, elements)) / sum(w)
 
