@@ -18,7 +18,7 @@ __all__ = ['OUTPUT_COLUMNS', 'RAY_INSTALL', 'require_ray', 'output_schema', 'Pai
            'RunSummary', 'score_to_folder', 'ray_session', 'cmd_score_ray']
 
 # %% ../nbs/07_distributed.ipynb #c006
-OUTPUT_COLUMNS = ('id', 'precision', 'recall', 'f1', 'n_elements', 'signature', 'error')  # the CLI's; plus 'elements' with granular=True
+OUTPUT_COLUMNS = ('id', 'precision', 'recall', 'f1', 'n_elements', 'signature', 'error')  # the CLI's; plus 'truncated' (a cutting judge) and 'elements' (granular=True)
 RAY_INSTALL = 'pip install "posh[ray]"   # or: pip install "ray[data]==2.60.0"'
 
 def require_ray():
@@ -38,12 +38,13 @@ def _quiet_data(quiet:bool=True):
     ctx.enable_progress_bars = not quiet
     if quiet: ctx.print_on_execution_start = False
 
-def output_schema(granular:bool=False):
-    "The Arrow schema of the output rows."
+def output_schema(granular:bool=False, truncated:bool=False):
+    "The Arrow schema of the output rows, the CLI's fields in the CLI's order (`truncated`: the judge cuts over-long prompts)."
     import pyarrow as pa
     cols = [pa.field('id', pa.string()), pa.field('precision', pa.float64()), pa.field('recall', pa.float64()),
-            pa.field('f1', pa.float64()), pa.field('n_elements', pa.int64()), pa.field('signature', pa.string()),
-            pa.field('error', pa.string())]
+            pa.field('f1', pa.float64()), pa.field('n_elements', pa.int64()), pa.field('signature', pa.string())]
+    if truncated: cols.append(pa.field('truncated', pa.int64()))   # prompts of the pair cut to the window (PairScore.truncated)
+    cols.append(pa.field('error', pa.string()))
     if granular: cols.append(pa.field('elements', pa.string()))
     return pa.schema(cols)
 
@@ -127,7 +128,8 @@ class PairScorer:
             raise RuntimeError(f"this worker's PoSh signature {self.signature!r} differs from the driver's "
                                f"{expected_signature!r}: install the same posh version, prompts and models on every node")
         self.granular, self.on_error, self.progress = granular, on_error, progress
-        self.schema = output_schema(granular)
+        self.truncates = self.metric.truncates   # a judge that cuts over-long prompts: the `truncated` column, as the CLI's
+        self.schema = output_schema(granular, self.truncates)
         if load: self.metric.judge.judge; self.metric.extractor
         _report(progress, 'started', os.getpid(), time.time())
 
@@ -135,6 +137,7 @@ class PairScorer:
         rec = {'id': rid, 'precision': None, 'recall': None, 'f1': None, 'n_elements': None, 'signature': self.signature,
                'error': error}
         if score is not None: rec.update(precision=score.precision, recall=score.recall, f1=score.f1, n_elements=score.n_elements)
+        if self.truncates: rec['truncated'] = None if score is None else score.truncated
         if self.granular:
             from posh.scoring import element_record
             rec['elements'] = None if score is None else json.dumps([element_record(e) for e in score.elements], ensure_ascii=False)
