@@ -219,6 +219,9 @@ def test_iiw400(run_notebook, tmp_path):
     out, figs = run_notebook('24_iiw400', tmp_path)
     check_iiw(out, 100, llm=False)             # the default: the full report (100 pairs), LLM-judge baseline off
     check_png(figs/'24_iiw400_iiw400-embedded_spearman.png')
-    out3, _ = run_notebook('24_iiw400', tmp_path/'three', limit=3,           # the `limit` path, with the LLM judge
-                           baselines=['length', 'bleu4', 'rougeL', 'meteor', 'cider', 'llm_judge'])
+    assert (out/'granular_dev.csv').is_file()   # the default: with the granular dev set (checked in the notebook)
+    out3, _ = run_notebook('24_iiw400', tmp_path/'three', limit=3,           # the `limit` path, with the LLM judge;
+                           baselines=['length', 'bleu4', 'rougeL', 'meteor', 'cider', 'llm_judge'],
+                           granular_dev=False)                              # the granular section: the run above
+    assert not (out3/'granular_dev.csv').exists()
     check_iiw(out3, 3)
