@@ -165,7 +165,7 @@ def judge_token_counter(judge):
 def check_lengths(judge, prompts:Prompts, generations:list[str], references:list,
                   ids:list|None=None) -> list[str|None]:
     "Per pair, None or an error saying that its prompts cannot fit the judge's context window (from `prompt_floor`)."
-    if getattr(judge, 'track_cuts', False) or getattr(getattr(judge, 'loaded', None) or judge, 'truncate', None):
+    if getattr(judge, 'track_cuts', False) or getattr(judge, 'truncate', None):   # a CachedJudge says so; a bare judge, by its setting
         return [None] * len(generations)   # a judge that cuts over-long prompts (as the reference does) counts them instead
     counter = judge_token_counter(judge)
     if counter is None: return [None] * len(generations)
