@@ -4,7 +4,7 @@ Each judge runs in its own process (so peak memory is its own) on the same whole
 question is asked. Scene graphs are extracted before the timed part (both configurations extract the same graphs;
 their time is printed apart), so the ratio compares the judges. Model loading and a one-pair warm-up are not timed.
 Usage: .venv/bin/python benchmarks/throughput.py [--pairs 3] [--embedded-pairs 20] [--threads 2] [--repeats 3]
-  --pairs N           pairs scored by every judge (SmolLM2 takes about half a minute per pair)
+  --pairs N           pairs scored by every judge (SmolLM2 takes about half a minute per pair; 0: skip the IIW-400 table)
   --embedded-pairs M  pairs scored by the embedded default in a second, larger row (0: none)
   --judges A,B        judge specs compared (default: embedding:all-MiniLM-L6-v2,transformers:smollm2)
   --captions N        the short-caption case: N one-sentence captions with 5 references each, scored end to end by
@@ -30,7 +30,7 @@ def worker(a):
     gens, refs = [r['generation'] for r in rows], [r['reference'] for r in rows]
     runs = []
     for _ in range(a.repeats):
-        metric = PoSh('embedded', judge=a.judge, batch_size=1)
+        metric = PoSh('embedded', judge=a.judge)   # the configuration's batch size (embedded: 128 pairs per chunk)
         t0 = time.perf_counter(); metric.judge.judge; load = time.perf_counter() - t0
         t0 = time.perf_counter(); metric.graphs(gens + refs); parse = time.perf_counter() - t0
         metric.evaluate([warm['generation']], [warm['reference']])
@@ -100,6 +100,12 @@ def main():
     if a.worker: return worker(a)
     if a.caption_worker: return caption_worker(a)
     specs = [s.strip() for s in a.judges.split(',') if s.strip()]
+    if a.pairs: iiw_pairs(a, specs)
+    if a.captions: captions(a)
+
+
+def iiw_pairs(a, specs):
+    "The IIW-400 table: every judge on the same pairs, each in its own process."
     reps = lambda j: 1 if j.startswith('transformers') else a.repeats   # an LLM run takes minutes: timed once
     res = [run(j, a.pairs, a.threads, reps(j)) for j in specs]
     if a.embedded_pairs > a.pairs: res.append(run(specs[0], a.embedded_pairs, a.threads, reps(specs[0])))
@@ -117,15 +123,17 @@ def main():
     print(f"\nspeed-up of `{specs[0]}` over `{specs[1]}` per pair, same {a.pairs} pairs: "
           f"{(base['seconds'] / base['pairs']) / (new['seconds'] / new['pairs']):.0f}x")
     for r in res: print(f"  {r['signature']}")
-    if a.captions:
-        cmd = [sys.executable, __file__, '--caption-worker', '--captions', str(a.captions), '--threads', str(a.threads)]
-        out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, 'OMP_NUM_THREADS': str(a.threads)})
-        if out.returncode: sys.exit(f"captions: {out.stderr[-3000:]}")
-        c = json.loads(out.stdout.strip().splitlines()[-1])
-        print(f"\nShort captions, end to end in a fresh process (imports, model load, parsing, graphs, judge), {a.threads} "
-              f"thread(s): {c['pairs']} one-sentence captions x 5 references ({c['unique_texts']} distinct texts), "
-              f"{c['questions']} questions: **{c['seconds']:.0f} s** ({c['seconds'] / c['pairs'] * 1000:.0f} ms/pair; "
-              f"target 90 s for 2,500), peak RSS {c['peak_rss_mb']:.0f} MB, mean F1 {c['f1']:.3f}\n  {c['signature']}")
 
+
+def captions(a):
+    "The short-caption case in a fresh process."
+    cmd = [sys.executable, __file__, '--caption-worker', '--captions', str(a.captions), '--threads', str(a.threads)]
+    out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, 'OMP_NUM_THREADS': str(a.threads)})
+    if out.returncode: sys.exit(f"captions: {out.stderr[-3000:]}")
+    c = json.loads(out.stdout.strip().splitlines()[-1])
+    print(f"\nShort captions, end to end in a fresh process (imports, model load, parsing, graphs, judge), {a.threads} "
+          f"thread(s): {c['pairs']} one-sentence captions x 5 references ({c['unique_texts']} distinct texts), "
+          f"{c['questions']} questions: **{c['seconds']:.0f} s** ({c['seconds'] / c['pairs'] * 1000:.0f} ms/pair; "
+          f"target 90 s for 2,500), peak RSS {c['peak_rss_mb']:.0f} MB, mean F1 {c['f1']:.3f}\n  {c['signature']}")
 
 if __name__ == '__main__': main()

@@ -316,7 +316,7 @@ def cmd_score(args) -> int:
             print(f"posh score: about {calls:,} judge calls (questions and rewrites; cached ones are not asked again) "
                   f"for {plural(len(todo), 'pair')}", file=sys.stderr)
             bar = Progress(calls, len(todo))
-        run = score_rows(metric, todo, args.batch_size, args.granular or bool(args.html), stop=args.on_error == 'stop',
+        run = score_rows(metric, todo, metric.batch_size, args.granular or bool(args.html), stop=args.on_error == 'stop',
                          progress=bar if bar is not None else False)
         for e in run.errors.values(): print(f"posh score: {e}", file=sys.stderr)
         errors = {**too_long, **run.errors}
@@ -439,7 +439,8 @@ def add_metric_args(sp):
     sp.add_argument('--coref', default=None, choices=['rules', 'maverick'], help="coreference, overriding the configuration's")
     sp.add_argument('--rules', default=None, choices=['v2', 'reference'], help="scene-graph rule set, overriding the configuration's")
     sp.add_argument('--cache-dir', default=None, help='SQLite cache folder: resumable, repeated runs are free')
-    sp.add_argument('--batch-size', type=_at_least(1), default=16, help='pairs judged (and checkpointed) together')
+    sp.add_argument('--batch-size', type=_at_least(1), default=None,
+                    help="pairs judged (and checkpointed) together (default: the configuration's, embedded 128, paper 16)")
 
 def add_server_args(sp):
     "Options of a judge server (--judge openai:NAME)."

@@ -454,7 +454,7 @@ def cmd_score_ray(args) -> int:
             s = score_to_folder(items, args.output, args.config, args.judge, fmt=args.out_format,
                                 judge_kwargs=judge_kwargs, granular=args.granular, on_error=args.on_error,
                                 workers=args.workers, num_cpus=args.cpus_per_worker, num_gpus=args.gpus_per_worker,
-                                batch_size=args.batch_size, cache_dir=args.cache_dir)
+                                batch_size=args.batch_size or 16, cache_dir=args.cache_dir)
     except (PairError, ValueError) as e:
         print(f"posh score: {e}", file=sys.stderr)
         return 1

@@ -124,6 +124,21 @@ class TargetIndex:
                    [() if names[o] in VIEWER_NAMES else lemma_key(p, lex) for p, o in zip(phrases, powner)],
                    [lemma_key(a, lex) for a in attrs], [predicate_readings(p, lex) for p in preds])
 
+    @classmethod
+    def pooled(cls, text:str, parts:list[TargetIndex]) -> TargetIndex:
+        "One index holding the elements of several (each reference's), entities numbered on: the target `text` is their join."
+        offsets = np.cumsum([0] + [p.n for p in parts])[:-1]
+        def cat(get, shift=False):
+            arrays = [np.asarray(get(p)) + (o if shift else 0) for p, o in zip(parts, offsets)]
+            return np.concatenate(arrays) if arrays else np.zeros(0, int)
+        def join(get): return [x for p in parts for x in get(p)]
+        ends = np.concatenate([p.relation_ends + o for p, o in zip(parts, offsets)]) if parts else np.zeros((0, 2), int)
+        return cls(text, join(lambda p: p.names), cat(lambda p: p.viewer).astype(bool), join(lambda p: p.phrases),
+                   cat(lambda p: p.phrase_owner, True).astype(int), join(lambda p: p.attributes),
+                   cat(lambda p: p.attribute_owner, True).astype(int), join(lambda p: p.predicates),
+                   ends.reshape(-1, 2).astype(int), join(lambda p: p.contexts), join(lambda p: p.phrase_keys),
+                   join(lambda p: p.attribute_keys), join(lambda p: p.readings))
+
 # %% ../nbs/03a_embedding_judge.ipynb #lk000002
 _ED_ING = (('ied', 'y'), ('ed', ''), ('ed', 'e'), ('ing', ''), ('ing', 'e'))
 _PLURAL = (('ies', 'y'), ('es', ''), ('s', ''))
@@ -244,18 +259,25 @@ def relation_lexical(readings:list, ix:TargetIndex, m:np.ndarray, mo:np.ndarray)
 def question_features(f:QuestionFields, # the question
                       ix:TargetIndex,   # its target's elements
                       vec,              # `vec(phrases)` -> unit vectors (a PhraseVectors)
-                      lex:dict|None=None) -> list[float]: # WordNet's lemma index (`load_lexicon()`); None: no lemma keys
+                      lex:dict|None=None, # WordNet's lemma index (`load_lexicon()`); None: no lemma keys
+                      memo:dict|None=None) -> list[float]: # shared by the questions of one batch: entity matches and vectors computed once
     "The features FEATURES[f.kind] of one question."
     if f.kind not in FEATURES: raise ValueError(f"unknown question kind {f.kind!r}")
     if not ix.n: return [-1.0] * len(FEATURES[f.kind])
-    P, q = vec(ix.phrases), vec(question_atoms(f))
-    per = entity_match(f.entity, q[:2], P, ix, lemma_key(f.name or f.entity, lex) if lex else ())  # (name, identifier) x target entities
+    memo = {} if memo is None else memo
+    def once(key, make):
+        if key not in memo: memo[key] = make()
+        return memo[key]
+    P, q = once(('P', id(ix)), lambda: vec(ix.phrases)), vec(question_atoms(f))
+    def matched(ident, name, rows):   # (name, identifier) x target entities, once per asked entity and target
+        return once(('m', id(ix), ident, name), lambda: entity_match(ident, rows, P, ix, lemma_key(name or ident, lex) if lex else ()))
+    per = matched(f.entity, f.name, q[:2])
     if f.kind == 'entity': return [float(per[0].max()), float(per[1].max())]
     m = per.max(0)                                               # how well each target entity matches the asked one
     near = np.flatnonzero(m >= m.max() - 0.1)                    # the target entities it most likely is
     if f.kind == 'attribute':
         if len(ix.attributes):
-            sa = (q[2:3] @ vec(ix.attributes).T)[0]
+            sa = (q[2:3] @ once(('A', id(ix)), lambda: vec(ix.attributes)).T)[0]
             at, anywhere = float(per_entity_max(sa[None], ix.attribute_owner, ix.n)[0][near].max()), float(sa.max())
             if lex:
                 key = lemma_key(f.attribute, lex)
@@ -264,10 +286,9 @@ def question_features(f:QuestionFields, # the question
         else: at = anywhere = -1.0
         a = norm_phrase(f.attribute)
         return [at, anywhere, float(any(_word_in(a, ix.contexts[j]) for j in near))]
-    okey = lemma_key(f.object_name or f.object, lex) if lex else ()
-    mo = entity_match(f.object, q[3:5], P, ix, okey).max(0)      # how well each target entity matches the object
+    mo = matched(f.object, f.object_name, q[3:5]).max(0)        # how well each target entity matches the object
     if len(ix.predicates):
-        sp = (q[2:3] @ vec(ix.predicates).T)[0]
+        sp = (q[2:3] @ once(('R', id(ix)), lambda: vec(ix.predicates)).T)[0]
         s, o = ix.relation_ends[:, 0], ix.relation_ends[:, 1]
         ends = np.minimum(m[s], mo[o])
         if lex:   # the same predicate by its lemmas, or the passive read as the active ('covered with' / 'covers'): exact
@@ -407,13 +428,22 @@ class EmbeddingJudge(Judge):
 
     def index(self, texts:list[str]) -> dict[str, TargetIndex]:
         "The TargetIndex of each text (from the cache or the graph source)."
-        new = [t for t in dict.fromkeys(texts) if t not in self._index]
+        return {t: ix for (t, _), ix in self.indexes([(t, ()) for t in texts]).items()}
+
+    def indexes(self, keys:list[tuple[str, tuple]]) -> dict[tuple, TargetIndex]:
+        """The TargetIndex of each (text, parts): a text alone is indexed from its own graph; a text with parts (several
+        references joined, `QuestionFields.target_parts`) pools the indexes of its parts, which are parsed, not the join."""
+        keys = list(dict.fromkeys((t, tuple(p)) for t, p in keys))
+        plain = [t for t, p in keys if not p] + [x for _, p in keys for x in p]
+        new = [t for t in dict.fromkeys(plain) if (t, ()) not in self._index]
         if new:
             gs = self._graphs_of(new)
             if len(gs) != len(new): raise RuntimeError(f"the graph source returned {len(gs)} graphs for {len(new)} texts")
-            for t, g in zip(new, gs): self._index[t] = TargetIndex.from_graph(g, self.lexicon)
+            for t, g in zip(new, gs): self._index[(t, ())] = TargetIndex.from_graph(g, self.lexicon)
+        for t, p in keys:
+            if p and (t, p) not in self._index: self._index[(t, p)] = TargetIndex.pooled(t, [self._index[(x, ())] for x in p])
         out = {}
-        for t in dict.fromkeys(texts): self._index.move_to_end(t); out[t] = self._index[t]
+        for k in keys: self._index.move_to_end(k); out[k] = self._index[k]
         while len(self._index) > max(self.index_cache_size, 1): self._index.popitem(last=False)
         return out
 
@@ -424,9 +454,11 @@ class EmbeddingJudge(Judge):
             if not isinstance(r.fields, QuestionFields):
                 raise ValueError(f"{_where(i, r.pair)} has no QuestionFields: the embedding judge reads the structured "
                                  "question (posh.templates.make_request fills it), never the prompt")
-        ix = self.index([r.fields.target for r in requests])
+        ix = self.indexes([(r.fields.target, r.fields.target_parts) for r in requests])
         self.vectors.add([a for t in ix.values() for a in t.atoms()] + [a for r in requests for a in question_atoms(r.fields)])
-        return [question_features(r.fields, ix[r.fields.target], self.vectors, self.lexicon) for r in requests]
+        memo = {}   # entity matches and target vectors, shared by the batch's questions
+        return [question_features(r.fields, ix[(r.fields.target, r.fields.target_parts)], self.vectors, self.lexicon, memo)
+                for r in requests]
 
     def score(self, requests:list[JudgeRequest]) -> list[float]:
         "One score in [1, 5] per request, in order."

@@ -34,6 +34,7 @@ class QuestionFields:
     relation: str = ''     # relation questions: the predicate ('holds', 'in front of', 'part of')
     object: str = ''       # relation questions: the object as the question names it
     object_name: str = ''  # relation questions: the object's class name
+    target_parts: tuple = ()  # precision with several references: the references whose join is `target` (else empty)
 
 @dataclass
 class JudgeRequest:

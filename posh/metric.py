@@ -23,10 +23,10 @@ __all__ = ['CONFIGS', 'judge_can_rewrite', 'judge_signature', 'content_key', 'co
 # %% ../nbs/05_posh.ipynb #0dc476d5
 CONFIGS = {
     'embedded': dict(**EMBEDDED_GRAPHS, judge='embedding:all-MiniLM-L6-v2',
-                     threshold=2.0, rewrites='llm'),  # the judge: nbs/03a
+                     threshold=2.0, rewrites='llm', batch_size=128),  # the judge: nbs/03a; large chunks fill its phrase batches
     # the authors' code: rewrites used as the judge wrote them; with the vllm judge, their sampling and their cut
     'paper': dict(parser='en_core_web_trf', coref='maverick', rules='reference', judge='vllm:Qwen/Qwen3-14B',
-                  threshold=2.0, rewrites='raw', judge_defaults={'vllm': dict(truncate='reference', sampling='reference')}),
+                  threshold=2.0, rewrites='raw', batch_size=16, judge_defaults={'vllm': dict(truncate='reference', sampling='reference')}),
 }
 
 def judge_can_rewrite(judge) -> bool:
@@ -140,7 +140,7 @@ class CachedJudge:
         return [found[k] for k in keys]
 
     def score(self, requests) -> list[float]:
-        keys = [content_key(self.signature, code_fingerprint(), r.prefix, r.question, *([] if r.fields is None else [json.dumps(asdict(r.fields))]))
+        keys = [content_key(self.signature, code_fingerprint(), r.prefix, r.question, *([] if r.fields is None else [json.dumps(vars(r.fields))]))
                 for r in requests]
         out = self._cached('answer', keys, requests, self._ask)
         if self.track_cuts:
@@ -205,7 +205,7 @@ class PoSh:
                  threshold:float|None=None, # presence threshold (paper: 2)
                  weights:dict|None=None,  # per-kind weights of the coarse means; None: unweighted (paper)
                  cache_dir:str|os.PathLike|None=None, # SQLite cache folder; None: no cache
-                 batch_size:int=16,       # pairs judged together (and checkpointed together)
+                 batch_size:int|None=None, # pairs judged together (and checkpointed together); None: the configuration's (embedded 128, paper 16)
                  judge_kwargs:dict|None=None, # passed to the judge backend (e.g. base_url for 'openai')
                  progress:bool=False):    # progress bar on stderr
         if config not in CONFIGS: raise ValueError(f"unknown config {config!r}: choose one of {sorted(CONFIGS)}")
@@ -220,6 +220,7 @@ class PoSh:
         self.weights = check_weights(weights)
         self.prompts = load_prompts()
         self.cache = Cache(cache_dir) if cache_dir is not None else None
+        batch_size = c.get('batch_size', 16) if batch_size is None else batch_size
         if batch_size < 1: raise ValueError("batch_size must be at least 1")
         self.batch_size, self.progress = batch_size, progress
         self._extractor = None
@@ -270,7 +271,7 @@ class PoSh:
             if self.cache: self.cache.put_many('graph', new)
             found.update(new)
         for k in keys: self._recent[k] = found[k]; self._recent.move_to_end(k)
-        while len(self._recent) > 512: self._recent.popitem(last=False)
+        while len(self._recent) > 4096: self._recent.popitem(last=False)
         return [SceneGraph.from_dict(found[k]) for k in keys]
 
     def estimate_calls(self, generations:list[str], references:list) -> int:

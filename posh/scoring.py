@@ -125,7 +125,8 @@ def score_graphs(gen_graphs:list[SceneGraph],        # one graph per generation
     ids = ids if ids is not None else [str(i) for i in range(len(gen_graphs))]
     plans, where = [], []
     for i, (g, refs) in enumerate(zip(gen_graphs, ref_graphs)):
-        plans.append(plan_questions(g, join_references([r.text for r in refs]), 'precision', prompts, threshold, ids[i], rewrite))
+        parts = tuple(r.text for r in refs) if len(refs) > 1 else ()   # an embedding judge indexes each reference's own graph
+        plans.append(plan_questions(g, join_references([r.text for r in refs]), 'precision', prompts, threshold, ids[i], rewrite, parts))
         where.append((i, None))
         for k, r in enumerate(refs):
             plans.append(plan_questions(r, g.text, 'recall', prompts, threshold, ids[i], rewrite)); where.append((i, k))
@@ -164,7 +165,7 @@ def judge_token_counter(judge):
 def check_lengths(judge, prompts:Prompts, generations:list[str], references:list,
                   ids:list|None=None) -> list[str|None]:
     "Per pair, None or an error saying that its prompts cannot fit the judge's context window (from `prompt_floor`)."
-    if getattr(judge, 'track_cuts', False) or getattr(getattr(judge, 'loaded', None) or judge, 'truncate', None):
+    if getattr(judge, 'track_cuts', False) or getattr(judge, 'truncate', None):   # a CachedJudge says so; a bare judge, by its setting
         return [None] * len(generations)   # a judge that cuts over-long prompts (as the reference does) counts them instead
     counter = judge_token_counter(judge)
     if counter is None: return [None] * len(generations)

@@ -308,7 +308,8 @@ def make_request(prompts:Prompts,      # prompt texts
                  relation:str='',      # relation questions: the predicate ('holds', 'part of')
                  object:str='',        # relation questions: the object as asked
                  object_name:str='',   # relation questions: the object's class name
-                 raw:str='') -> JudgeRequest: # entity questions: the candidate before its rewrite ('' or `entity`: none)
+                 raw:str='',           # entity questions: the candidate before its rewrite ('' or `entity`: none)
+                 target_parts:tuple=()) -> JudgeRequest: # the references joined in `target` (several references only)
     "One question exactly as PoSh asks it: the prompt text and the same question as `QuestionFields`."
     if kind == 'entity':   # worded with the raw candidate, whose last occurrence the rewrite then replaces
         q = prompts.question(direction, kind, entity_identifier=raw or entity)
@@ -318,7 +319,7 @@ def make_request(prompts:Prompts,      # prompt texts
         q = prompts.question(direction, kind, entity1_identifier=entity, entity2_identifier=object, relation=relation)
     else: raise ValueError(f"unknown question kind {kind!r}: use 'entity', 'attribute' or 'relation'")
     return JudgeRequest(prefix, q, pair, QuestionFields(kind, direction, target, entity, name, attribute, relation,
-                                                        object, object_name))
+                                                        object, object_name, tuple(target_parts)))
 
 def plan_questions(g:SceneGraph,          # the graph the elements come from (the source)
                    target:str,            # the text they are checked against
@@ -326,13 +327,15 @@ def plan_questions(g:SceneGraph,          # the graph the elements come from (th
                    prompts:Prompts,       # prompt texts
                    threshold:float=2,     # presence threshold on an entity's score
                    pair:str='',           # pair identifier, for the judge's error messages
-                   rewrite:str='llm'):    # identifier rewrites: 'llm' (the judge's, stripped), 'raw' (the judge's, as written: the reference) or 'rule'
+                   rewrite:str='llm',     # identifier rewrites: 'llm' (the judge's, stripped), 'raw' (the judge's, as written: the reference) or 'rule'
+                   target_parts:tuple=()): # the references joined in `target` (precision, several references), for judges that read graphs
     "Generator of the passes: yields ('generate'|'score', batch), receives answers, returns the Elements."
     if direction not in ('precision', 'recall'): raise ValueError(f"direction must be 'precision' or 'recall', not {direction!r}")
     if rewrite not in REWRITE_MODES: raise ValueError(f"rewrite must be one of {REWRITE_MODES}, not {rewrite!r}")
     prefix = prompts.prefix(direction, target=target, source=g.text)
     v, ents, answers = graph_view(g), g.entities, {}
-    def request(kind, e, entity, **kw): return make_request(prompts, direction, prefix, target, pair, kind, entity, e.name, **kw)
+    def request(kind, e, entity, **kw): return make_request(prompts, direction, prefix, target, pair, kind, entity, e.name, **kw,
+                                                            target_parts=target_parts)
     # passes 1 and 2: entities without parents, then entities with parents, every candidate identifier of each
     for stage in ('parents', 'children'):
         todo = [e for e in ents if not e.viewer and bool(v.parents[e.id]) == (stage == 'children')]
