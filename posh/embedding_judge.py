@@ -132,11 +132,10 @@ class TargetIndex:
             arrays = [np.asarray(get(p)) + (o if shift else 0) for p, o in zip(parts, offsets)]
             return np.concatenate(arrays) if arrays else np.zeros(0, int)
         def join(get): return [x for p in parts for x in get(p)]
-        ends = np.concatenate([p.relation_ends + o for p, o in zip(parts, offsets)]) if parts else np.zeros((0, 2), int)
         return cls(text, join(lambda p: p.names), cat(lambda p: p.viewer).astype(bool), join(lambda p: p.phrases),
                    cat(lambda p: p.phrase_owner, True).astype(int), join(lambda p: p.attributes),
                    cat(lambda p: p.attribute_owner, True).astype(int), join(lambda p: p.predicates),
-                   ends.reshape(-1, 2).astype(int), join(lambda p: p.contexts), join(lambda p: p.phrase_keys),
+                   cat(lambda p: p.relation_ends, True).reshape(-1, 2).astype(int), join(lambda p: p.contexts), join(lambda p: p.phrase_keys),
                    join(lambda p: p.attribute_keys), join(lambda p: p.readings))
 
 # %% ../nbs/03a_embedding_judge.ipynb #lk000002

@@ -13,12 +13,11 @@ import sys
 import tempfile
 import time
 from collections.abc import Sequence
-from .judges import BackendUnavailable, JudgeRequest, embedded_gguf_path
+from .judges import BackendUnavailable, embedded_gguf_path
 
 
 # %% auto #0
-__all__ = ['EXAMPLE_GUIDE', 'EXAMPLE_REWRITES', 'EXAMPLE_PRECISION', 'EXAMPLE_RECALL', 'free_port', 'LlamaCppServer',
-           'example_questions']
+__all__ = ['free_port', 'LlamaCppServer']
 
 # %% ../nbs/02c_llama_server.ipynb #c64d88bd
 def free_port() -> int:
@@ -81,29 +80,3 @@ class LlamaCppServer:
 
     def __enter__(self): return self.start()
     def __exit__(self, *exc): self.stop()
-
-# %% ../nbs/02c_llama_server.ipynb #ex000002
-EXAMPLE_GUIDE = ("Consider paraphrases but do NOT infer unstated details.\n\n"
-                 "Scoring guide -> 1: absent; 2: weak hint; 3: partial; 4: clear; 5: explicit & unambiguous.\n\n"
-                 "Respond ONLY with an integer 1-5.")
-EXAMPLE_REWRITES = [  # two identifier rewrites (DESIGN 3.2), for the judges' `generate`
-    'Rewrite "dog small" into a grammatically correct noun phrase, keeping all details. For example, "dog small" '
-    'should be rewritten as "the small dog". Output ONLY the phrase.',
-    'Rewrite "stem light brown" into a grammatically correct noun phrase, keeping all details. For example, "dog '
-    'small" should be rewritten as "the small dog". Output ONLY the phrase.']
-_PRECISION_Q = {'entity': 'Q: Is an entity matching "{}" (from DESCRIPTION 2) mentioned in DESCRIPTION 1?',
-                'attribute': 'Q: Is "{}" (from DESCRIPTION 2) described as "{}" in DESCRIPTION 1?',
-                'relation': 'Q: Is the relation between "{}" and "{}" (in DESCRIPTION 2) described as "{}" in DESCRIPTION 1?'}
-_RECALL_Q = {'entity': 'Q: Is an entity matching "{}" mentioned in the DESCRIPTION?',
-             'attribute': 'Q: Is "{}" described as "{}" in the DESCRIPTION?'}
-EXAMPLE_PRECISION = [('entity', 'bumble bee'), ('entity', 'thistle flower'), ('entity', 'sky'),
-                     ('attribute', 'the sky', 'clear blue'), ('attribute', 'the stem', 'light brown'),
-                     ('relation', 'the bee', 'the thistle flower', 'perched atop')]
-EXAMPLE_RECALL = [('entity', 'leaf'), ('entity', 'flower'), ('attribute', 'the leaf', 'dark green'), ('attribute', 'the stem', 'fuzzy')]
-
-def example_questions(pair:dict) -> list[JudgeRequest]:
-    "The judge tests' requests on `pair` (a dict with id, reference, generation: IIW-400 `aar_test_04600`'s questions)."
-    p_prefix = f"DESCRIPTION 1: {pair['reference']}\n\nDESCRIPTION 2: {pair['generation']}"
-    r_prefix = f"DESCRIPTION: {pair['generation']}"
-    return ([JudgeRequest(p_prefix, _PRECISION_Q[q[0]].format(*q[1:]) + ' ' + EXAMPLE_GUIDE, pair['id']) for q in EXAMPLE_PRECISION] +
-            [JudgeRequest(r_prefix, _RECALL_Q[q[0]].format(*q[1:]) + ' ' + EXAMPLE_GUIDE, pair['id']) for q in EXAMPLE_RECALL])

@@ -13,11 +13,11 @@ from .judges import JudgeRequest, QuestionFields, ChatEncoder, chat_text
 
 # %% auto #0
 __all__ = ['PROMPT_VARIANTS', 'HEAD_PRONOUNS', 'CONTAINS_VERBS', 'VIEWER_IDENTIFIERS', 'LOWEST', 'HIGHEST', 'PREPOSITIONS',
-           'DETERMINERS', 'REWRITE_MODES', 'REFERENCE_PROMPT_LIMIT', 'Prompts', 'load_prompts', 'join_references',
-           'Element', 'Attribute', 'Link', 'entity_heads', 'entity_attributes', 'graph_links', 'GraphView',
-           'graph_view', 'viewer_identifier', 'Candidate', 'Answer', 'entity_candidates', 'rule_rewrite',
-           'best_candidate', 'make_request', 'plan_questions', 'run_plan', 'estimate_calls', 'LengthReport',
-           'prompt_lengths', 'count_over_limit']
+           'DETERMINERS', 'REWRITE_MODES', 'EXAMPLE_PRECISION', 'EXAMPLE_RECALL', 'REFERENCE_PROMPT_LIMIT', 'Prompts',
+           'load_prompts', 'join_references', 'Element', 'Attribute', 'Link', 'entity_heads', 'entity_attributes',
+           'graph_links', 'GraphView', 'graph_view', 'viewer_identifier', 'Candidate', 'Answer', 'entity_candidates',
+           'rule_rewrite', 'best_candidate', 'make_request', 'plan_questions', 'example_questions', 'example_rewrites',
+           'run_plan', 'estimate_calls', 'LengthReport', 'prompt_lengths', 'count_over_limit']
 
 # %% ../nbs/03_templates.ipynb #80f75cf9
 PROMPT_VARIANTS = {'reference': 'prompts.json', 'appendix': 'prompts_appendix.json'}
@@ -386,6 +386,28 @@ def plan_questions(g:SceneGraph,          # the graph the elements come from (th
     scores = (yield ('score', [r for _, r in todo])) if todo else []
     for (el, r), s in zip(todo, scores): el.question, el.asked, el.score = r.question, True, s
     return elements
+
+# %% ../nbs/03_templates.ipynb #5562193c
+EXAMPLE_PRECISION = [('entity', 'bumble bee'), ('entity', 'thistle flower'), ('entity', 'sky'),
+                     ('attribute', 'the sky', 'clear blue'), ('attribute', 'the stem', 'light brown'),
+                     ('relation', 'the bee', 'the thistle flower', 'perched atop')]   # (kind, entity[, attribute | object, predicate])
+EXAMPLE_RECALL = [('entity', 'leaf'), ('entity', 'flower'), ('attribute', 'the leaf', 'dark green'), ('attribute', 'the stem', 'fuzzy')]
+
+def example_questions(pair:dict, prompts:Prompts|None=None) -> list[JudgeRequest]:
+    "The judge tests' requests on `pair` (a dict with id, reference, generation), as PoSh words them: EXAMPLE_PRECISION, then EXAMPLE_RECALL."
+    prompts = prompts or load_prompts()
+    def ask(direction, target, source, q):
+        kind, entity, *rest = q
+        kw = dict(attribute=rest[0]) if kind == 'attribute' else dict(object=rest[0], relation=rest[1]) if kind == 'relation' else {}
+        return make_request(prompts, direction, prompts.prefix(direction, target=target, source=source), target, pair['id'],
+                            kind, entity, **kw)
+    return ([ask('precision', pair['reference'], pair['generation'], q) for q in EXAMPLE_PRECISION] +
+            [ask('recall', pair['generation'], pair['reference'], q) for q in EXAMPLE_RECALL])
+
+def example_rewrites(prompts:Prompts|None=None) -> list[str]:
+    "Two identifier-rewrite prompts ('dog small', 'stem light brown'), for the judges' `generate`."
+    prompts = prompts or load_prompts()
+    return [prompts.rewrite('attribute', 'dog small'), prompts.rewrite('attribute', 'stem light brown')]
 
 # %% ../nbs/03_templates.ipynb #6d321625
 def run_plan(plan, generate, score) -> list[Element]:
