@@ -3,10 +3,12 @@ seconds per 100 questions.
 
     .venv/bin/python benchmarks/judges.py                     # test half; SmolLM2 variants on a subset of it
     .venv/bin/python benchmarks/judges.py --llm-targets 0     # without the (slow) SmolLM2 variants
-    .venv/bin/python benchmarks/judges.py --fit --version 3   # refit the embedding judge's calibration on the DEV half
+    .venv/bin/python benchmarks/judges.py --fit --version 3   # refit the probe map of the embedding judge on the DEV half
                                                               # (the probe's, and the paraphrase benchmark's attribute and
                                                               # relation questions) and write
-                                                              # posh/resources/embedding_judge_calibration.json
+                                                              # posh/resources/embedding_judge_calibration_probe.json
+                                                              # (the recall maps of the shipped calibration: then run
+                                                              # tools/fit_judge.py, nbs/14_judge_fit)
 
 The probe (data/judge_probe/probe.jsonl, built by tools/build_probe.py) holds PoSh questions about real
 IIW-400 descriptions with automatic labels. Requests are rebuilt here with the current prompts
@@ -267,7 +269,8 @@ def fit(args):
                           fitted_on=f"data/judge_probe dev half ({', '.join(f'{k} {v}' for k, v in n_probe.items())} questions; "
                                     f"{len({q['image'] for q in dev})} images){para}, L2 {args.l2}, graphs "
                                     f"{extractor.signature}, prompts {load_prompts().version}")
-    out = Path(args.calibration) if args.calibration else ROOT / 'posh' / CALIBRATION_RESOURCE
+    from posh.judge_fit import PROBE_RESOURCE
+    out = Path(args.calibration) if args.calibration else ROOT / 'posh' / PROBE_RESOURCE
     out.write_text(json.dumps(cal.to_dict(), indent=1) + '\n')
     print(f"wrote {out}: {cal.tag}")
     for k in FEATURES:

@@ -16,11 +16,14 @@ from .templates import graph_view, viewer_identifier, HEAD_PRONOUNS, PART_OF, VI
 from .embedder import load_embedder, fixed_shape_batches, same_length_groups   # shared with the embedding baselines
 
 # %% auto #0
-__all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'AUXILIARIES', 'PASSIVE_MARKS', 'FEATURES', 'CONTAINED', 'CONNECTIVES',
-           'CALIBRATION_RESOURCE', 'PhraseVectors', 'norm_phrase', 'TargetIndex', 'load_lexicon', 'word_lemma',
-           'lemma_key', 'predicate_readings', 'contains_words', 'per_entity_max', 'lexical_match', 'entity_match',
-           'question_atoms', 'attribute_lexical', 'relation_lexical', 'question_features', 'Calibration',
-           'load_calibration', 'fit_logistic', 'fit_calibration', 'EmbeddingJudge']
+__all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'AUXILIARIES', 'PASSIVE_MARKS', 'STOPWORDS', 'CATEGORIES', 'OPPOSITES',
+           'ABSTRACT_SEEDS', 'CONCRETE_SEEDS', 'TEXT_FEATURES', 'GRAPH_FEATURES', 'FEATURES', 'CONTAINED',
+           'CONNECTIVES', 'CALIBRATION_RESOURCE', 'PhraseVectors', 'norm_phrase', 'TargetIndex', 'load_lexicon',
+           'word_lemma', 'lemma_key', 'predicate_readings', 'contains_words', 'text_words', 'content_words',
+           'category_of', 'TargetText', 'text_phrases', 'text_words_of', 'text_features', 'per_entity_max',
+           'lexical_match', 'entity_match', 'question_atoms', 'attribute_lexical', 'relation_lexical',
+           'question_features', 'graph_features', 'Calibration', 'load_calibration', 'fit_logistic', 'fit_calibration',
+           'EmbeddingJudge']
 
 # %% ../nbs/03a_embedding_judge.ipynb #96a63c00
 EMBEDDING_MODEL = 'all-MiniLM-L6-v2'
@@ -87,13 +90,14 @@ class TargetIndex:
     phrase_keys: list = field(default_factory=list)     # lemma key of each phrase (`lemma_key`)
     attribute_keys: list = field(default_factory=list)  # lemma key of each attribute
     readings: list = field(default_factory=list)        # `predicate_readings` of each relation
+    view: TargetText|None = None                        # the text itself, by sentence (`TargetText`)
 
     @property
     def n(self) -> int: return len(self.names)
 
     def atoms(self) -> list[str]:
         "Every phrase of the index that needs a vector."
-        return self.phrases + self.attributes + self.predicates
+        return self.phrases + self.attributes + self.predicates + (self.view.sentences + self.view.words if self.view else [])
 
     @classmethod
     def from_graph(cls, g:SceneGraph, lex:dict|None=None) -> TargetIndex:
@@ -122,7 +126,8 @@ class TargetIndex:
         return cls(g.text, names, np.array([e.viewer for e in g.entities], bool), phrases, np.array(powner, int),
                    attrs, np.array(aowner, int), preds, np.array([(s, o) for s, _, o in rels], int).reshape(-1, 2), ctx,
                    [() if names[o] in VIEWER_NAMES else lemma_key(p, lex) for p, o in zip(phrases, powner)],
-                   [lemma_key(a, lex) for a in attrs], [predicate_readings(p, lex) for p in preds])
+                   [lemma_key(a, lex) for a in attrs], [predicate_readings(p, lex) for p in preds],
+                   TargetText.from_text(g.text, lex))
 
     @classmethod
     def pooled(cls, text:str, parts:list[TargetIndex]) -> TargetIndex:
@@ -136,7 +141,8 @@ class TargetIndex:
                    cat(lambda p: p.phrase_owner, True).astype(int), join(lambda p: p.attributes),
                    cat(lambda p: p.attribute_owner, True).astype(int), join(lambda p: p.predicates),
                    cat(lambda p: p.relation_ends, True).reshape(-1, 2).astype(int), join(lambda p: p.contexts), join(lambda p: p.phrase_keys),
-                   join(lambda p: p.attribute_keys), join(lambda p: p.readings))
+                   join(lambda p: p.attribute_keys), join(lambda p: p.readings),
+                   TargetText.pooled([p.view for p in parts]) if all(p.view for p in parts) else None)
 
 # %% ../nbs/03a_embedding_judge.ipynb #lk000002
 _ED_ING = (('ied', 'y'), ('ed', ''), ('ed', 'e'), ('ing', ''), ('ing', 'e'))
@@ -186,12 +192,173 @@ def contains_words(a:tuple, b:tuple) -> bool:
     "Whether the words `a` occur in `b` as one run ('palm' in 'palm tree', 'tree' in 'palm tree')."
     return 0 < len(a) < len(b) and any(b[i:i + len(a)] == a for i in range(len(b) - len(a) + 1))
 
+# %% ../nbs/03a_embedding_judge.ipynb #tx000002
+STOPWORDS = frozenset("""a an the is are was were be been being am of and or with in on at to by for from its it his her
+their this that these those which who as into onto over under up down out off some there here than then also very each
+other another""".split())  # words a text match ignores (prepositions count only in predicates)
+CATEGORIES = {   # words of one kind, where another word of the same kind on the same thing is a contradiction
+    'colour': frozenset("""red orange yellow green blue purple violet pink brown black white gray grey silver gold golden
+        beige tan cream maroon navy teal turquoise cyan magenta lavender crimson scarlet ivory khaki olive bronze copper
+        amber whitish greyish grayish reddish bluish greenish yellowish brownish blackish pinkish purplish dark light
+        pale""".split()),
+    'count': frozenset("one two three four five six seven eight nine ten eleven twelve single pair several few many "
+                       "dozen couple".split()) | frozenset(str(i) for i in range(30)),
+    'position': frozenset("left right top bottom front back behind above below upper lower middle center centre "
+                          "foreground background".split()),
+    'size': frozenset("small large big tiny huge little tall short long wide narrow thin thick massive giant".split()),
+    'material': frozenset("wooden wood metal metallic stone glass plastic concrete cement brick fabric leather paper "
+                          "ceramic rubber marble steel iron".split()),
+    'shape': frozenset("round square rectangular circular oval triangular curved straight flat spherical "
+                       "cylindrical".split()),
+}
+OPPOSITES = {'left': 'right', 'right': 'left', 'top': 'bottom', 'bottom': 'top', 'above': 'below', 'below': 'above',
+             'upper': 'lower', 'lower': 'upper', 'front': 'behind', 'behind': 'front', 'foreground': 'background',
+             'background': 'foreground'}
+# Seeds of a concreteness direction: words that name no depicted thing, and words that name one. General English,
+# written by hand (not read off any labelled data); the feature is the gap between a name's best cosine to each list.
+ABSTRACT_SEEDS = tuple("""atmosphere feeling mood sense touch charm beauty elegance simplicity complexity nature essence
+character quality contrast harmony balance composition depth perspective focus attention interest impression idea moment
+emotion tranquility serenity vibrancy energy spirit style aesthetic artistry craftsmanship history culture significance
+presence majority portion part variety array hint glimpse detail aspect element feature view scene image picture shot
+frame photograph setting backdrop surroundings environment texture pattern shade tone hue color colour lighting light
+shadow life activity time day way kind type sort number amount lot range mix combination blend""".split())
+CONCRETE_SEEDS = tuple("""tree dog man woman child car house table chair flower rock stone building window door shirt hat
+bird cat boat road wall grass leaf cloud water sign bottle cup book lamp bench bridge horse fence pole statue plate bowl
+bicycle truck mountain river beach sand hand face eye hair leg shoe bag box ball phone clock""".split())
+_WORD = re.compile(r"[a-z0-9]+")
+
+def text_words(s:str) -> list[str]:
+    "Lower-case words and numbers of `s` (hyphens and apostrophes split words)."
+    return _WORD.findall(norm_phrase(s))
+
+def content_words(s:str) -> list[str]:
+    "`text_words` without STOPWORDS (all of them when every word is a stopword)."
+    ws = text_words(s)
+    return [w for w in ws if w not in STOPWORDS] or ws
+
+def category_of(w:str) -> str|None:
+    "The CATEGORIES kind of one word, or None."
+    return next((c for c, ws in CATEGORIES.items() if w in ws), None)
+
+@dataclass
+class TargetText:
+    "The target text itself, beside its graph: lemmas per sentence, for what the graph missed."
+    sentences: list[str]            # lower-cased sentences (embedded whole)
+    lemmas: list[tuple[str, ...]]   # per sentence: the lemma of every word
+    words: list[str]                # the distinct content lemmas of the text (embedded one by one)
+
+    @classmethod
+    def from_text(cls, text:str, lex:dict|None) -> TargetText:
+        sents = [s for s in (norm_phrase(x) for x in _SENT_END.split(text)) if s]
+        lem = [tuple(word_lemma(w, lex) for w in text_words(s)) for s in sents]
+        return cls(sents, lem, sorted({w for s in lem for w in s if w not in STOPWORDS}))
+
+    @classmethod
+    def pooled(cls, parts:list[TargetText]) -> TargetText:
+        "The text of several (each reference's): their sentences in order."
+        sents, lem = [s for p in parts for s in p.sentences], [s for p in parts for s in p.lemmas]
+        return cls(sents, lem, sorted({w for s in lem for w in s if w not in STOPWORDS}))
+
+    def __post_init__(self):
+        self.sets = [frozenset(s) for s in self.lemmas]
+        self.all = frozenset().union(*self.sets) if self.sets else frozenset()
+
+    def share_in(self, lemmas) -> float:
+        "The share of `lemmas` that occur in the text (1 for none)."
+        lemmas = list(lemmas)
+        return float(np.mean([l in self.all for l in lemmas])) if lemmas else 1.0
+
+    def with_all(self, *groups) -> list[int]:
+        "The sentences that hold every lemma of every group."
+        need = {l for g in groups for l in g}
+        return [k for k, s in enumerate(self.sets) if need <= s]
+
+
+# %% ../nbs/03a_embedding_judge.ipynb #tx000003
+TEXT_FEATURES = {
+    'entity': ('head_in_text', 'name_in_text', 'head_word_similarity', 'qualifiers_in_text', 'abstractness',
+               'identifier_sentence_similarity'),
+    'attribute': ('attribute_in_text', 'attribute_with_entity', 'attribute_word_similarity', 'attribute_contradicted',
+                  'entity_in_text', 'attribute_sentence_similarity', 'abstractness'),
+    'relation': ('predicate_in_text', 'subject_in_text', 'object_in_text', 'ends_together', 'predicate_with_ends',
+                 'predicate_word_similarity', 'side_contradicted', 'relation_sentence_similarity'),
+}
+_NOT_PREDICATE = frozenset('is are was were be the a an'.split())
+
+def _lemmas(words, lex): return [word_lemma(w, lex) for w in words]
+
+def _predicate_words(f:QuestionFields) -> list[str]:
+    return [w for w in text_words(f.relation) if w not in _NOT_PREDICATE]
+
+def text_phrases(f:QuestionFields) -> list[str]:
+    "The phrases of a question that the text features compare with the target's sentences."
+    name = norm_phrase(f.name or f.entity)
+    if f.kind == 'entity': return [norm_phrase(f.entity)]
+    if f.kind == 'attribute': return [f"{norm_phrase(f.attribute)} {name}", name]
+    return [' '.join([name, norm_phrase(f.relation), norm_phrase(f.object_name or f.object)]), name]
+
+def text_words_of(f:QuestionFields, lex:dict|None) -> list[str]:
+    "The lemmas of a question that the text features compare one by one with the target's words."
+    ws = content_words(f.name or f.entity)[-1:]
+    if f.kind == 'attribute': ws = ws + content_words(f.attribute)
+    if f.kind == 'relation': ws = ws + [w for w in _predicate_words(f) if w not in STOPWORDS]
+    return _lemmas(ws, lex)
+
+def text_features(f:QuestionFields, # the question
+                  t:TargetText,     # its target's text (`TargetIndex.view`)
+                  vec,              # `vec(phrases)` -> unit vectors
+                  lex:dict|None,    # WordNet's lemma index
+                  memo:dict) -> list[float]: # shared by a batch: the target's vectors, the concreteness seeds
+    "The features TEXT_FEATURES[f.kind] of one question, read off the target text (not its graph)."
+    def once(key, make):
+        if key not in memo: memo[key] = make()
+        return memo[key]
+    W = once(('W', id(t)), lambda: vec(t.words))
+    S = once(('S', id(t)), lambda: vec(t.sentences))
+    def word_sim(words):   # mean over the asked words of their best cosine to a word of the text
+        ws = [w for w in words if w not in STOPWORDS]
+        return float((vec(_lemmas(ws, lex)) @ W.T).max(1).mean()) if ws and len(W) else 0.0
+    def sentence_sim(phrase): return float((vec([phrase]) @ S.T).max()) if len(S) else 0.0
+    def abstractness(name):
+        A, C = once('seeds', lambda: (vec(ABSTRACT_SEEDS), vec(CONCRETE_SEEDS)))
+        v = vec([norm_phrase(name)])[0]
+        return float((A @ v).max() - (C @ v).max())
+    name = f.name or f.entity
+    nw = content_words(name)
+    head = word_lemma(nw[-1], lex) if nw else ''
+    with_head = t.with_all([head]) if head else []
+    head_in = float(head in t.all)
+    if f.kind == 'entity':
+        qual = [w for w in content_words(f.entity) if w not in nw and w not in STOPWORDS]
+        return [head_in, t.share_in(_lemmas([w for w in nw if w not in STOPWORDS], lex)), word_sim(nw[-1:]),
+                t.share_in(_lemmas(qual, lex)), abstractness(name), sentence_sim(text_phrases(f)[0])]
+    if f.kind == 'attribute':
+        aw = content_words(f.attribute)
+        al = _lemmas(aw, lex)
+        together = float(any(set(al) <= t.sets[k] for k in with_head))
+        kinds = {category_of(w) for w in aw} - {None}
+        contra = float(bool(kinds) and not together and any(
+            any(category_of(w) in kinds and w not in al for w in t.lemmas[k]) for k in with_head))
+        return [t.share_in(_lemmas([w for w in aw if w not in STOPWORDS], lex)), together, word_sim(aw), contra,
+                head_in, sentence_sim(text_phrases(f)[0]), abstractness(name)]
+    pw = _predicate_words(f)
+    pl = _lemmas(pw, lex)
+    on = content_words(f.object_name or f.object)
+    ohead = word_lemma(on[-1], lex) if on else ''
+    both = [k for k in with_head if ohead in t.sets[k]]
+    together = float(bool(pl) and any(set(pl) <= t.sets[k] for k in both))
+    side = float(any(p in OPPOSITES and OPPOSITES[p] in t.sets[k] and p not in t.sets[k] for p in pl for k in both))
+    return [t.share_in([l for l, w in zip(pl, pw) if w not in STOPWORDS]), head_in, float(ohead in t.all),
+            float(bool(both)), together, word_sim(pw), side, sentence_sim(text_phrases(f)[0])]
+
+
 # %% ../nbs/03a_embedding_judge.ipynb #18d8dff9
-FEATURES = {
+GRAPH_FEATURES = {
     'entity': ('name_match', 'identifier_match'),
     'attribute': ('attribute_match', 'attribute_anywhere', 'attribute_in_context'),
     'relation': ('relation_match', 'predicate_match', 'predicate_in_context'),
 }
+FEATURES = {k: GRAPH_FEATURES[k] + TEXT_FEATURES[k] for k in GRAPH_FEATURES}   # graph features first, then the text's
 
 def per_entity_max(sim:np.ndarray, owner:np.ndarray, n:int) -> np.ndarray:
     "Max of `sim`'s columns grouped by owner entity (rows kept); -1 for an entity without columns."
@@ -260,10 +427,15 @@ def question_features(f:QuestionFields, # the question
                       vec,              # `vec(phrases)` -> unit vectors (a PhraseVectors)
                       lex:dict|None=None, # WordNet's lemma index (`load_lexicon()`); None: no lemma keys
                       memo:dict|None=None) -> list[float]: # shared by the questions of one batch: entity matches and vectors computed once
-    "The features FEATURES[f.kind] of one question."
+    "The features FEATURES[f.kind] of one question: how the target's graph matches it, then its text (`text_features`)."
     if f.kind not in FEATURES: raise ValueError(f"unknown question kind {f.kind!r}")
     if not ix.n: return [-1.0] * len(FEATURES[f.kind])
     memo = {} if memo is None else memo
+    return graph_features(f, ix, vec, lex, memo) + (text_features(f, ix.view, vec, lex, memo) if ix.view else
+                                                     [-1.0] * len(TEXT_FEATURES[f.kind]))
+
+def graph_features(f:QuestionFields, ix:TargetIndex, vec, lex:dict|None, memo:dict) -> list[float]:
+    "The features GRAPH_FEATURES[f.kind] of one question (`question_features`): its matches in the target's scene graph."
     def once(key, make):
         if key not in memo: memo[key] = make()
         return memo[key]
@@ -307,22 +479,27 @@ CALIBRATION_RESOURCE = 'resources/embedding_judge_calibration.json'
 
 @dataclass
 class Calibration:
-    "Logistic maps from a question's features to P(true), per kind; the judge's score is 1 + 4 P."
+    "Logistic maps from a question's features to P(true), per kind or per direction and kind; the judge's score is 1 + 4 P."
     version: str   # bump on every refit that is committed
     model: str     # the embedding model the features were computed with
-    weights: dict  # kind -> one weight per feature (FEATURES[kind])
-    bias: dict     # kind -> intercept
+    weights: dict  # kind, or 'direction.kind' ('recall.entity'), -> one weight per feature (FEATURES[kind])
+    bias: dict     # the same keys -> intercept
     features: dict = field(default_factory=lambda: {k: list(v) for k, v in FEATURES.items()})
     fitted_on: str = ''  # what the map was fitted on (data, split, sizes)
 
-    def probability(self, kind:str, x) -> float:
+    def key(self, kind:str, direction:str|None=None) -> str:
+        "The map of a question: its direction's own ('precision.entity') when the calibration has one, else its kind's."
+        return f"{direction}.{kind}" if f"{direction}.{kind}" in self.weights else kind
+
+    def probability(self, kind:str, x, direction:str|None=None) -> float:
         "P(true) of a question with features x."
-        z = self.bias[kind] + float(np.dot(self.weights[kind], x))
+        k = self.key(kind, direction)
+        z = self.bias[k] + float(np.dot(self.weights[k], x))
         return 1 / (1 + math.exp(-max(min(z, 60), -60)))
 
-    def score(self, kind:str, x) -> float:
+    def score(self, kind:str, x, direction:str|None=None) -> float:
         "The judge's score in [1, 5]."
-        return 1 + 4 * self.probability(kind, x)
+        return 1 + 4 * self.probability(kind, x, direction)
 
     def to_dict(self) -> dict:
         return dict(version=self.version, model=self.model, features=self.features, weights=self.weights,
@@ -454,16 +631,18 @@ class EmbeddingJudge(Judge):
                 raise ValueError(f"{_where(i, r.pair)} has no QuestionFields: the embedding judge reads the structured "
                                  "question (posh.templates.make_request fills it), never the prompt")
         ix = self.indexes([(r.fields.target, r.fields.target_parts) for r in requests])
-        self.vectors.add([a for t in ix.values() for a in t.atoms()] + [a for r in requests for a in question_atoms(r.fields)])
+        lex = self.lexicon
+        self.vectors.add([a for t in ix.values() for a in t.atoms()] + list(ABSTRACT_SEEDS + CONCRETE_SEEDS) +
+                         [a for r in requests for a in question_atoms(r.fields) + text_phrases(r.fields) + text_words_of(r.fields, lex)])
         memo = {}   # entity matches and target vectors, shared by the batch's questions
-        return [question_features(r.fields, ix[(r.fields.target, r.fields.target_parts)], self.vectors, self.lexicon, memo)
+        return [question_features(r.fields, ix[(r.fields.target, r.fields.target_parts)], self.vectors, lex, memo)
                 for r in requests]
 
     def score(self, requests:list[JudgeRequest]) -> list[float]:
         "One score in [1, 5] per request, in order."
         X = self.features(requests)
         self.calls += len(X)
-        return [self.calibration.score(r.fields.kind, x) for r, x in zip(requests, X)]
+        return [self.calibration.score(r.fields.kind, x, r.fields.direction) for r, x in zip(requests, X)]
 
     def generate(self, prompts:list[str], max_new_tokens:int=20) -> list[str]:
         raise BackendUnavailable("the embedding judge does not generate text: PoSh rewrites identifiers for it with the "
