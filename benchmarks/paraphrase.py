@@ -2,7 +2,7 @@
 against the reference with its colours swapped, with one depicted object swapped, and said twice; the embedding
 judge at a baseline revision and the current one, side by side in one run.
 
-    OMP_NUM_THREADS=2 .venv/bin/python benchmarks/paraphrase.py                  # baseline: the cal2 judge (5227bd0)
+    OMP_NUM_THREADS=2 .venv/bin/python benchmarks/paraphrase.py                  # baseline: the cal3 judge (7e1471a)
     OMP_NUM_THREADS=2 .venv/bin/python benchmarks/paraphrase.py --baseline REV   # any git revision of the judge
 
 Data: data/judge_probe/paraphrase/paraphrase.jsonl (12 IIW-400 references, 6 dev / 6 test; README there). Each
@@ -25,7 +25,7 @@ import numpy as np
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / 'data/judge_probe/paraphrase/paraphrase.jsonl'
 VARIANTS = ('reference', 'paraphrase', 'colour_swapped', 'object_swapped', 'repeated')
-BASELINE = '5227bd0'   # the cal2 embedding judge (before the paraphrase work)
+BASELINE = '7e1471a'   # the cal3 embedding judge (before the judge read the text: issue 17); 5227bd0's (cal2) no longer imports with this package
 
 
 def baseline_judge(rev: str):

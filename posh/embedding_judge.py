@@ -20,10 +20,9 @@ __all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'AUXILIARIES', 'PASSIVE_MARKS', 'S
            'ABSTRACT_SEEDS', 'CONCRETE_SEEDS', 'TEXT_FEATURES', 'GRAPH_FEATURES', 'FEATURES', 'CONTAINED',
            'CONNECTIVES', 'CALIBRATION_RESOURCE', 'PhraseVectors', 'norm_phrase', 'TargetIndex', 'load_lexicon',
            'word_lemma', 'lemma_key', 'predicate_readings', 'contains_words', 'text_words', 'content_words',
-           'category_of', 'TargetText', 'text_phrases', 'text_words_of', 'text_features', 'per_entity_max',
-           'lexical_match', 'entity_match', 'question_atoms', 'attribute_lexical', 'relation_lexical',
-           'question_features', 'graph_features', 'Calibration', 'load_calibration', 'fit_logistic', 'fit_calibration',
-           'EmbeddingJudge']
+           'category_of', 'TargetText', 'text_words_of', 'text_features', 'per_entity_max', 'lexical_match',
+           'entity_match', 'question_atoms', 'attribute_lexical', 'relation_lexical', 'question_features',
+           'graph_features', 'Calibration', 'load_calibration', 'fit_logistic', 'fit_calibration', 'EmbeddingJudge']
 
 # %% ../nbs/03a_embedding_judge.ipynb #96a63c00
 EMBEDDING_MODEL = 'all-MiniLM-L6-v2'
@@ -95,9 +94,9 @@ class TargetIndex:
     @property
     def n(self) -> int: return len(self.names)
 
-    def atoms(self) -> list[str]:
-        "Every phrase of the index that needs a vector."
-        return self.phrases + self.attributes + self.predicates + (self.view.sentences + self.view.words if self.view else [])
+    def atoms(self, text:bool=True) -> list[str]:
+        "Every phrase of the index that needs a vector (`text`: those of its text too)."
+        return self.phrases + self.attributes + self.predicates + (self.view.words if text and self.view else [])
 
     @classmethod
     def from_graph(cls, g:SceneGraph, lex:dict|None=None) -> TargetIndex:
@@ -243,7 +242,7 @@ def category_of(w:str) -> str|None:
 @dataclass
 class TargetText:
     "The target text itself, beside its graph: lemmas per sentence, for what the graph missed."
-    sentences: list[str]            # lower-cased sentences (embedded whole)
+    sentences: list[str]            # lower-cased sentences
     lemmas: list[tuple[str, ...]]   # per sentence: the lemma of every word
     words: list[str]                # the distinct content lemmas of the text (embedded one by one)
 
@@ -276,12 +275,11 @@ class TargetText:
 
 # %% ../nbs/03a_embedding_judge.ipynb #tx000003
 TEXT_FEATURES = {
-    'entity': ('head_in_text', 'name_in_text', 'head_word_similarity', 'qualifiers_in_text', 'abstractness',
-               'identifier_sentence_similarity'),
+    'entity': ('head_in_text', 'name_in_text', 'head_word_similarity', 'qualifiers_in_text', 'abstractness'),
     'attribute': ('attribute_in_text', 'attribute_with_entity', 'attribute_word_similarity', 'attribute_contradicted',
-                  'entity_in_text', 'attribute_sentence_similarity', 'abstractness'),
+                  'entity_in_text', 'abstractness'),
     'relation': ('predicate_in_text', 'subject_in_text', 'object_in_text', 'ends_together', 'predicate_with_ends',
-                 'predicate_word_similarity', 'side_contradicted', 'relation_sentence_similarity'),
+                 'predicate_word_similarity', 'side_contradicted'),
 }
 _NOT_PREDICATE = frozenset('is are was were be the a an'.split())
 
@@ -289,13 +287,6 @@ def _lemmas(words, lex): return [word_lemma(w, lex) for w in words]
 
 def _predicate_words(f:QuestionFields) -> list[str]:
     return [w for w in text_words(f.relation) if w not in _NOT_PREDICATE]
-
-def text_phrases(f:QuestionFields) -> list[str]:
-    "The phrases of a question that the text features compare with the target's sentences."
-    name = norm_phrase(f.name or f.entity)
-    if f.kind == 'entity': return [norm_phrase(f.entity)]
-    if f.kind == 'attribute': return [f"{norm_phrase(f.attribute)} {name}", name]
-    return [' '.join([name, norm_phrase(f.relation), norm_phrase(f.object_name or f.object)]), name]
 
 def text_words_of(f:QuestionFields, lex:dict|None) -> list[str]:
     "The lemmas of a question that the text features compare one by one with the target's words."
@@ -314,15 +305,17 @@ def text_features(f:QuestionFields, # the question
         if key not in memo: memo[key] = make()
         return memo[key]
     W = once(('W', id(t)), lambda: vec(t.words))
-    S = once(('S', id(t)), lambda: vec(t.sentences))
+    def best_word(lemma):  # one asked lemma's best cosine to a word of the text
+        return once(('w', id(t), lemma), lambda: float((vec([lemma]) @ W.T).max()))
     def word_sim(words):   # mean over the asked words of their best cosine to a word of the text
         ws = [w for w in words if w not in STOPWORDS]
-        return float((vec(_lemmas(ws, lex)) @ W.T).max(1).mean()) if ws and len(W) else 0.0
-    def sentence_sim(phrase): return float((vec([phrase]) @ S.T).max()) if len(S) else 0.0
+        return float(np.mean([best_word(l) for l in _lemmas(ws, lex)])) if ws and len(W) else 0.0
     def abstractness(name):
-        A, C = once('seeds', lambda: (vec(ABSTRACT_SEEDS), vec(CONCRETE_SEEDS)))
-        v = vec([norm_phrase(name)])[0]
-        return float((A @ v).max() - (C @ v).max())
+        def gap():
+            A, C = once('seeds', lambda: (vec(ABSTRACT_SEEDS), vec(CONCRETE_SEEDS)))
+            v = vec([norm_phrase(name)])[0]
+            return float((A @ v).max() - (C @ v).max())
+        return once(('a', norm_phrase(name)), gap)
     name = f.name or f.entity
     nw = content_words(name)
     head = word_lemma(nw[-1], lex) if nw else ''
@@ -331,7 +324,7 @@ def text_features(f:QuestionFields, # the question
     if f.kind == 'entity':
         qual = [w for w in content_words(f.entity) if w not in nw and w not in STOPWORDS]
         return [head_in, t.share_in(_lemmas([w for w in nw if w not in STOPWORDS], lex)), word_sim(nw[-1:]),
-                t.share_in(_lemmas(qual, lex)), abstractness(name), sentence_sim(text_phrases(f)[0])]
+                t.share_in(_lemmas(qual, lex)), abstractness(name)]
     if f.kind == 'attribute':
         aw = content_words(f.attribute)
         al = _lemmas(aw, lex)
@@ -340,7 +333,7 @@ def text_features(f:QuestionFields, # the question
         contra = float(bool(kinds) and not together and any(
             any(category_of(w) in kinds and w not in al for w in t.lemmas[k]) for k in with_head))
         return [t.share_in(_lemmas([w for w in aw if w not in STOPWORDS], lex)), together, word_sim(aw), contra,
-                head_in, sentence_sim(text_phrases(f)[0]), abstractness(name)]
+                head_in, abstractness(name)]
     pw = _predicate_words(f)
     pl = _lemmas(pw, lex)
     on = content_words(f.object_name or f.object)
@@ -349,7 +342,7 @@ def text_features(f:QuestionFields, # the question
     together = float(bool(pl) and any(set(pl) <= t.sets[k] for k in both))
     side = float(any(p in OPPOSITES and OPPOSITES[p] in t.sets[k] and p not in t.sets[k] for p in pl for k in both))
     return [t.share_in([l for l, w in zip(pl, pw) if w not in STOPWORDS]), head_in, float(ohead in t.all),
-            float(bool(both)), together, word_sim(pw), side, sentence_sim(text_phrases(f)[0])]
+            float(bool(both)), together, word_sim(pw), side]
 
 
 # %% ../nbs/03a_embedding_judge.ipynb #18d8dff9
@@ -426,11 +419,13 @@ def question_features(f:QuestionFields, # the question
                       ix:TargetIndex,   # its target's elements
                       vec,              # `vec(phrases)` -> unit vectors (a PhraseVectors)
                       lex:dict|None=None, # WordNet's lemma index (`load_lexicon()`); None: no lemma keys
-                      memo:dict|None=None) -> list[float]: # shared by the questions of one batch: entity matches and vectors computed once
+                      memo:dict|None=None, # shared by the questions of one batch: entity matches and vectors computed once
+                      text:bool=True) -> list[float]: # False: the text features are not computed (0 each)
     "The features FEATURES[f.kind] of one question: how the target's graph matches it, then its text (`text_features`)."
     if f.kind not in FEATURES: raise ValueError(f"unknown question kind {f.kind!r}")
     if not ix.n: return [-1.0] * len(FEATURES[f.kind])
     memo = {} if memo is None else memo
+    if not text: return graph_features(f, ix, vec, lex, memo) + [0.0] * len(TEXT_FEATURES[f.kind])
     return graph_features(f, ix, vec, lex, memo) + (text_features(f, ix.view, vec, lex, memo) if ix.view else
                                                      [-1.0] * len(TEXT_FEATURES[f.kind]))
 
@@ -496,6 +491,10 @@ class Calibration:
         k = self.key(kind, direction)
         z = self.bias[k] + float(np.dot(self.weights[k], x))
         return 1 / (1 + math.exp(-max(min(z, 60), -60)))
+
+    def weighs_text(self, kind:str, direction:str|None=None) -> bool:
+        "Whether the map of a question gives a text feature (`TEXT_FEATURES`) a weight: else the judge skips computing them."
+        return any(w != 0 for w in self.weights[self.key(kind, direction)][len(GRAPH_FEATURES[kind]):])
 
     def score(self, kind:str, x, direction:str|None=None) -> float:
         "The judge's score in [1, 5]."
@@ -623,20 +622,24 @@ class EmbeddingJudge(Judge):
         while len(self._index) > max(self.index_cache_size, 1): self._index.popitem(last=False)
         return out
 
-    def features(self, requests:list[JudgeRequest]) -> list[list[float]]:
+    def features(self, requests:list[JudgeRequest], # the questions
+                 every:bool=False) -> list[list[float]]:   # False: text features the calibration weighs 0 are left at 0
         "The features of each request (all new phrases embedded in one batch)."
         requests = _check_requests(requests)
         for i, r in enumerate(requests):
             if not isinstance(r.fields, QuestionFields):
                 raise ValueError(f"{_where(i, r.pair)} has no QuestionFields: the embedding judge reads the structured "
                                  "question (posh.templates.make_request fills it), never the prompt")
-        ix = self.indexes([(r.fields.target, r.fields.target_parts) for r in requests])
-        lex = self.lexicon
-        self.vectors.add([a for t in ix.values() for a in t.atoms()] + list(ABSTRACT_SEEDS + CONCRETE_SEEDS) +
-                         [a for r in requests for a in question_atoms(r.fields) + text_phrases(r.fields) + text_words_of(r.fields, lex)])
+        keys = [(r.fields.target, r.fields.target_parts) for r in requests]
+        ix, lex = self.indexes(keys), self.lexicon
+        text = [every or self.calibration.weighs_text(r.fields.kind, r.fields.direction) for r in requests]
+        read = {k for k, t in zip(keys, text) if t}   # targets whose text is read
+        self.vectors.add([a for k, t in ix.items() for a in t.atoms(text=k in read)] +
+                         (list(ABSTRACT_SEEDS + CONCRETE_SEEDS) if read else []) +
+                         [a for r, t in zip(requests, text) for a in question_atoms(r.fields) +
+                          (text_words_of(r.fields, lex) if t else [])])
         memo = {}   # entity matches and target vectors, shared by the batch's questions
-        return [question_features(r.fields, ix[(r.fields.target, r.fields.target_parts)], self.vectors, lex, memo)
-                for r in requests]
+        return [question_features(r.fields, ix[k], self.vectors, lex, memo, t) for r, k, t in zip(requests, keys, text)]
 
     def score(self, requests:list[JudgeRequest]) -> list[float]:
         "One score in [1, 5] per request, in order."

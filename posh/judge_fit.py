@@ -29,7 +29,7 @@ class RecordingJudge(EmbeddingJudge):
         self.log = []
 
     def score(self, requests):
-        X = self.features(requests)
+        X = self.features(requests, every=True)
         self.calls += len(X)
         self.log += [(r.fields, r.question, x) for r, x in zip(requests, X)]
         return [self.calibration.score(r.fields.kind, x, r.fields.direction) for r, x in zip(requests, X)]
