@@ -242,21 +242,19 @@ def category_of(w:str) -> str|None:
 @dataclass
 class TargetText:
     "The target text itself, beside its graph: lemmas per sentence, for what the graph missed."
-    sentences: list[str]            # lower-cased sentences
     lemmas: list[tuple[str, ...]]   # per sentence: the lemma of every word
     words: list[str]                # the distinct content lemmas of the text (embedded one by one)
 
     @classmethod
     def from_text(cls, text:str, lex:dict|None) -> TargetText:
-        sents = [s for s in (norm_phrase(x) for x in _SENT_END.split(text)) if s]
-        lem = [tuple(word_lemma(w, lex) for w in text_words(s)) for s in sents]
-        return cls(sents, lem, sorted({w for s in lem for w in s if w not in STOPWORDS}))
+        lem = [tuple(word_lemma(w, lex) for w in text_words(s)) for s in _SENT_END.split(text) if s.strip()]
+        return cls(lem, sorted({w for s in lem for w in s if w not in STOPWORDS}))
 
     @classmethod
     def pooled(cls, parts:list[TargetText]) -> TargetText:
         "The text of several (each reference's): their sentences in order."
-        sents, lem = [s for p in parts for s in p.sentences], [s for p in parts for s in p.lemmas]
-        return cls(sents, lem, sorted({w for s in lem for w in s if w not in STOPWORDS}))
+        lem = [s for p in parts for s in p.lemmas]
+        return cls(lem, sorted({w for s in lem for w in s if w not in STOPWORDS}))
 
     def __post_init__(self):
         self.sets = [frozenset(s) for s in self.lemmas]
@@ -520,10 +518,11 @@ class Calibration:
                              f"(benchmarks/judges.py --fit --model {model} --calibration OUT.json) and pass calibration='OUT.json'")
         return self
 
-def load_calibration(path:str|os.PathLike|None=None) -> Calibration:
+def load_calibration(path:str|os.PathLike|None=None, # a JSON file; None: the package resource `resource`
+                     resource:str=CALIBRATION_RESOURCE) -> Calibration:
     "A calibration from a JSON file (None: the one shipped with the package)."
     text = Path(path).read_text(encoding='utf-8') if path else \
-        resources.files('posh').joinpath(CALIBRATION_RESOURCE).read_text(encoding='utf-8')
+        resources.files('posh').joinpath(resource).read_text(encoding='utf-8')
     d = json.loads(text)
     return Calibration(str(d['version']), d['model'], d['weights'], d['bias'], d['features'], d.get('fitted_on', ''))
 

@@ -4,12 +4,14 @@
 
 # %% ../nbs/14_judge_fit.ipynb #jf000004
 from __future__ import annotations
-import json, math
+import math
 from dataclasses import dataclass
 from typing import Sequence
 import numpy as np
-from .embedding_judge import EmbeddingJudge, Calibration, FEATURES, EMBEDDING_MODEL, fit_logistic
+from .embedding_judge import EmbeddingJudge, Calibration, FEATURES, EMBEDDING_MODEL, fit_logistic, load_calibration
 from .meta_eval import overlaps
+from .metric import PoSh
+from .experiments import evaluate_unique
 
 
 # %% auto #0
@@ -28,11 +30,11 @@ class RecordingJudge(EmbeddingJudge):
         super().__init__(calibration=neutral_calibration() if calibration is None else calibration, **kw)
         self.log = []
 
-    def score(self, requests):
-        X = self.features(requests, every=True)
-        self.calls += len(X)
+    def features(self, requests, every:bool=True):
+        "Every feature of each request (the text's too, whatever the map weighs), kept in `log`."
+        X = super().features(requests, every=True)
         self.log += [(r.fields, r.question, x) for r, x in zip(requests, X)]
-        return [self.calibration.score(r.fields.kind, x, r.fields.direction) for r, x in zip(requests, X)]
+        return X
 
 @dataclass
 class LabelledQuestion:
@@ -75,8 +77,6 @@ def labelled_questions(annotations:Sequence, # GranularAnnotation with one refer
     """Every question of the embedded configuration on `annotations`, with its features and its human label. Every
     entity is taken as present (threshold 1), so every attribute and relation is asked; entities are asked by their
     first candidate (the neutral map), so no fitted map chooses what is asked."""
-    from posh.metric import PoSh
-    from posh.experiments import evaluate_unique
     judge = RecordingJudge() if judge is None else judge
     metric = PoSh('embedded', judge=judge, threshold=1.0)
     scores = evaluate_unique(metric, [a.generation for a in annotations], [a.reference for a in annotations], granular=True)
@@ -95,9 +95,7 @@ PROBE_RESOURCE = 'resources/embedding_judge_calibration_probe.json'   # cal3: fi
 
 def probe_calibration() -> Calibration:
     "The judge probe set's calibration (`cal3`, graph features only), as `benchmarks/judges.py --fit --version 3` wrote it."
-    from importlib import resources
-    d = json.loads(resources.files('posh').joinpath(PROBE_RESOURCE).read_text(encoding='utf-8'))
-    return Calibration(str(d['version']), d['model'], d['weights'], d['bias'], d['features'], d.get('fitted_on', ''))
+    return load_calibration(resource=PROBE_RESOURCE)
 
 def extended_map(cal:Calibration, kind:str) -> tuple[list[float], float]:
     "The map of `kind` in `cal`, with weight 0 for every feature of FEATURES[kind] it was not fitted on (the same scores)."
