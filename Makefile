@@ -25,7 +25,16 @@ $(VENV)/.posh-runtime: setup.py settings.ini | $(BIN)/python
 	touch $@
 
 # Tests: runtime plus the [dev] extra and the optional [ray] extra (nbs/07_distributed tests Ray locally).
+# llama-cpp-python (its server runs SmolLM2 in the judge-server tests) compiles llama.cpp from source, by default for
+# the build machine's CPU (GGML_NATIVE). On a CPU with AMX (Intel Sapphire Rapids) in this project's virtual machines
+# that build dies in decode as soon as a prompt has more than a few tokens (a general protection fault in
+# libggml-cpu), so it is built for AVX2, which any x86-64 machine of the last decade has (other CPUs ignore the
+# flags). Same pin as [dev]. pip caches the wheel it built (the wheel test's fresh venv reuses it) and reuses a cached
+# wheel whatever CMAKE_ARGS says: after a native build, `.venv/bin/pip cache remove llama_cpp_python` first.
+LLAMA_CPP := $(shell grep -o 'llama-cpp-python\[server\]==[0-9.]*' settings.ini | head -1)
+LLAMA_CMAKE_ARGS ?= -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON
 $(VENV)/.posh-dev: $(VENV)/.posh-runtime | java
+	CMAKE_ARGS="$(LLAMA_CMAKE_ARGS)" $(PIP) install -q "$(LLAMA_CPP)"
 	$(PIP) install -q -e ".[dev,ray]"
 	touch $@
 

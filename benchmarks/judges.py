@@ -3,7 +3,7 @@ seconds per 100 questions.
 
     .venv/bin/python benchmarks/judges.py                     # test half; SmolLM2 variants on a subset of it
     .venv/bin/python benchmarks/judges.py --llm-targets 0     # without the (slow) SmolLM2 variants
-    .venv/bin/python benchmarks/judges.py --fit --version 3   # refit the probe map of the embedding judge on the DEV half
+    .venv/bin/python benchmarks/judges.py --fit --version 5-probe   # refit the probe map of the embedding judge on the DEV half
                                                               # (the probe's, and the paraphrase benchmark's attribute and
                                                               # relation questions) and write
                                                               # posh/resources/embedding_judge_calibration_probe.json
@@ -258,7 +258,9 @@ def fit(args):
     lex = load_lexicon()
     index = {t: TargetIndex.from_graph(g, lex) for t, g in graphs.items()}
     vec = PhraseVectors(args.model)
-    X = [question_features(r.fields, index[r.fields.target], vec, lex) for r in reqs]  # what EmbeddingJudge.features computes
+    from posh.judge_fit import probe_features, PROBE_TEXT_FEATURES
+    # what EmbeddingJudge.features computes; of the text features only the contradictions (posh.judge_fit, nbs/14)
+    X = [probe_features(r.fields.kind, question_features(r.fields, index[r.fields.target], vec, lex)) for r in reqs]
     feats = {k: [x for x, kk in zip(X, kinds) if kk == k] for k in FEATURES}
     labels = {k: [y for y, kk in zip(ys, kinds) if kk == k] for k in FEATURES}
     sizes = ', '.join(f"{k} {len(v)}" for k, v in labels.items())
@@ -267,7 +269,7 @@ def fit(args):
             if args.paraphrase else '')
     cal = fit_calibration(feats, labels, args.version, args.model, args.l2,
                           fitted_on=f"data/judge_probe dev half ({', '.join(f'{k} {v}' for k, v in n_probe.items())} questions; "
-                                    f"{len({q['image'] for q in dev})} images){para}, L2 {args.l2}, graphs "
+                                    f"{len({q['image'] for q in dev})} images){para}, L2 {args.l2}, text features {', '.join(PROBE_TEXT_FEATURES)} only, graphs "
                                     f"{extractor.signature}, prompts {load_prompts().version}")
     from posh.judge_fit import PROBE_RESOURCE
     out = Path(args.calibration) if args.calibration else ROOT / 'posh' / PROBE_RESOURCE

@@ -8,15 +8,16 @@ import math
 from dataclasses import dataclass
 from typing import Sequence
 import numpy as np
-from .embedding_judge import EmbeddingJudge, Calibration, FEATURES, EMBEDDING_MODEL, fit_logistic, load_calibration
+from .embedding_judge import EmbeddingJudge, Calibration, FEATURES, GRAPH_FEATURES, EMBEDDING_MODEL, fit_logistic, load_calibration
 from .meta_eval import overlaps
 from .metric import PoSh
 from .experiments import evaluate_unique
 
 
 # %% auto #0
-__all__ = ['FITTED', 'PROBE_RESOURCE', 'neutral_calibration', 'RecordingJudge', 'LabelledQuestion', 'head_span', 'element_marked',
-           'element_questions', 'labelled_questions', 'probe_calibration', 'extended_map', 'fit_judge_calibration']
+__all__ = ['FITTED', 'PROBE_RESOURCE', 'PROBE_TEXT_FEATURES', 'neutral_calibration', 'RecordingJudge', 'LabelledQuestion',
+           'head_span', 'element_marked', 'element_questions', 'labelled_questions', 'probe_features',
+           'probe_calibration', 'extended_map', 'fit_judge_calibration']
 
 # %% ../nbs/14_judge_fit.ipynb #jf000007
 def neutral_calibration() -> Calibration:
@@ -91,10 +92,15 @@ def labelled_questions(annotations:Sequence, # GranularAnnotation with one refer
 
 # %% ../nbs/14_judge_fit.ipynb #jf000012
 FITTED = ('precision',)   # the directions whose maps are fitted on human labels; the others keep the probe's map
-PROBE_RESOURCE = 'resources/embedding_judge_calibration_probe.json'   # cal3: fitted on the judge probe set (nbs/03a)
+PROBE_RESOURCE = 'resources/embedding_judge_calibration_probe.json'   # fitted on the judge probe set (nbs/03a, below)
+PROBE_TEXT_FEATURES = ('attribute_contradicted', 'side_contradicted')  # the text features the probe's map is fitted on
+
+def probe_features(kind:str, x:Sequence[float]) -> list[float]:
+    "The features of a question as the probe's map reads them: the graph's, and of the text's only PROBE_TEXT_FEATURES (the others 0)."
+    return [v if n in GRAPH_FEATURES[kind] or n in PROBE_TEXT_FEATURES else 0.0 for n, v in zip(FEATURES[kind], x)]
 
 def probe_calibration() -> Calibration:
-    "The judge probe set's calibration (`cal3`, graph features only), as `benchmarks/judges.py --fit --version 3` wrote it."
+    "The judge probe set's calibration (`5-probe`: graph features and contradictions), as `benchmarks/judges.py --fit --version 5-probe` wrote it."
     return load_calibration(resource=PROBE_RESOURCE)
 
 def extended_map(cal:Calibration, kind:str) -> tuple[list[float], float]:
