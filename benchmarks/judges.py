@@ -258,7 +258,7 @@ def fit(args):
     lex = load_lexicon()
     index = {t: TargetIndex.from_graph(g, lex) for t, g in graphs.items()}
     vec = PhraseVectors(args.model)
-    from posh.judge_fit import probe_features, PROBE_TEXT_FEATURES
+    from posh.judge_fit import probe_features, PROBE_TEXT_FEATURES, PROBE_RESOURCE
     # what EmbeddingJudge.features computes; of the text features only the contradictions (posh.judge_fit, nbs/14)
     X = [probe_features(r.fields.kind, question_features(r.fields, index[r.fields.target], vec, lex)) for r in reqs]
     feats = {k: [x for x, kk in zip(X, kinds) if kk == k] for k in FEATURES}
@@ -271,7 +271,6 @@ def fit(args):
                           fitted_on=f"data/judge_probe dev half ({', '.join(f'{k} {v}' for k, v in n_probe.items())} questions; "
                                     f"{len({q['image'] for q in dev})} images){para}, L2 {args.l2}, text features {', '.join(PROBE_TEXT_FEATURES)} only, graphs "
                                     f"{extractor.signature}, prompts {load_prompts().version}")
-    from posh.judge_fit import PROBE_RESOURCE
     out = Path(args.calibration) if args.calibration else ROOT / 'posh' / PROBE_RESOURCE
     out.write_text(json.dumps(cal.to_dict(), indent=1) + '\n')
     print(f"wrote {out}: {cal.tag}")

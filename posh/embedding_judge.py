@@ -17,12 +17,13 @@ from .embedder import load_embedder, fixed_shape_batches, same_length_groups   #
 
 # %% auto #0
 __all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'AUXILIARIES', 'PASSIVE_MARKS', 'STOPWORDS', 'CATEGORIES', 'OPPOSITES',
-           'ABSTRACT_SEEDS', 'CONCRETE_SEEDS', 'TEXT_FEATURES', 'GRAPH_FEATURES', 'FEATURES', 'CONTAINED',
-           'CONNECTIVES', 'CALIBRATION_RESOURCE', 'PhraseVectors', 'norm_phrase', 'TargetIndex', 'load_lexicon',
-           'word_lemma', 'lemma_key', 'predicate_readings', 'contains_words', 'text_words', 'content_words',
-           'category_of', 'TargetText', 'text_words_of', 'text_features', 'per_entity_max', 'lexical_match',
-           'entity_match', 'question_atoms', 'attribute_lexical', 'relation_lexical', 'question_features',
-           'graph_features', 'Calibration', 'load_calibration', 'fit_logistic', 'fit_calibration', 'EmbeddingJudge']
+           'ABSTRACT_SEEDS', 'CONCRETE_SEEDS', 'TEXT_FEATURES', 'VECTOR_FEATURES', 'GRAPH_FEATURES', 'FEATURES',
+           'CONTAINED', 'CONNECTIVES', 'CALIBRATION_RESOURCE', 'PhraseVectors', 'norm_phrase', 'TargetIndex',
+           'load_lexicon', 'word_lemma', 'lemma_key', 'predicate_readings', 'contains_words', 'text_words',
+           'content_words', 'category_of', 'TargetText', 'text_words_of', 'text_features', 'per_entity_max',
+           'lexical_match', 'entity_match', 'question_atoms', 'attribute_lexical', 'relation_lexical',
+           'question_features', 'graph_features', 'Calibration', 'load_calibration', 'fit_logistic', 'fit_calibration',
+           'EmbeddingJudge']
 
 # %% ../nbs/03a_embedding_judge.ipynb #96a63c00
 EMBEDDING_MODEL = 'all-MiniLM-L6-v2'
@@ -287,6 +288,8 @@ TEXT_FEATURES = {
                  'predicate_word_similarity', 'side_contradicted'),
 }
 _NOT_PREDICATE = frozenset('is are was were be the a an'.split())
+VECTOR_FEATURES = frozenset({'head_word_similarity', 'attribute_word_similarity', 'predicate_word_similarity',
+                             'abstractness'})   # the text features that need the embedding model (the rest are lexical)
 
 def _lemmas(words, lex): return [word_lemma(w, lex) for w in words]
 
@@ -304,18 +307,20 @@ def text_features(f:QuestionFields, # the question
                   t:TargetText,     # its target's text (`TargetIndex.view`)
                   vec,              # `vec(phrases)` -> unit vectors
                   lex:dict|None,    # WordNet's lemma index
-                  memo:dict) -> list[float]: # shared by a batch: the target's vectors, the concreteness seeds
+                  memo:dict,        # shared by a batch: the target's vectors, the concreteness seeds
+                  vectors:bool=True) -> list[float]: # False: the VECTOR_FEATURES are not computed (0 each), nothing is embedded
     "The features TEXT_FEATURES[f.kind] of one question, read off the target text (not its graph)."
     def once(key, make):
         if key not in memo: memo[key] = make()
         return memo[key]
-    W = once(('W', id(t)), lambda: vec(t.words))
     def best_word(lemma):  # one asked lemma's best cosine to a word of the text
+        W = once(('W', id(t)), lambda: vec(t.words))
         return once(('w', id(t), lemma), lambda: float((vec([lemma]) @ W.T).max()))
     def word_sim(words):   # mean over the asked words of their best cosine to a word of the text
         ws = [w for w in words if w not in STOPWORDS]
-        return float(np.mean([best_word(l) for l in _lemmas(ws, lex)])) if ws and len(W) else 0.0
+        return float(np.mean([best_word(l) for l in _lemmas(ws, lex)])) if vectors and ws and t.words else 0.0
     def abstractness(name):
+        if not vectors: return 0.0
         def gap():
             A, C = once('seeds', lambda: (vec(ABSTRACT_SEEDS), vec(CONCRETE_SEEDS)))
             v = vec([norm_phrase(name)])[0]
@@ -429,13 +434,14 @@ def question_features(f:QuestionFields, # the question
                       vec,              # `vec(phrases)` -> unit vectors (a PhraseVectors)
                       lex:dict|None=None, # WordNet's lemma index (`load_lexicon()`); None: no lemma keys
                       memo:dict|None=None, # shared by the questions of one batch: entity matches and vectors computed once
-                      text:bool=True) -> list[float]: # False: the text features are not computed (0 each)
+                      text:bool=True,   # False: the text features are not computed (0 each)
+                      vectors:bool=True) -> list[float]: # False: of the text features, VECTOR_FEATURES are not (0 each)
     "The features FEATURES[f.kind] of one question: how the target's graph matches it, then its text (`text_features`)."
     if f.kind not in FEATURES: raise ValueError(f"unknown question kind {f.kind!r}")
     if not ix.n: return [-1.0] * len(FEATURES[f.kind])
     memo = {} if memo is None else memo
     if not text: return graph_features(f, ix, vec, lex, memo) + [0.0] * len(TEXT_FEATURES[f.kind])
-    return graph_features(f, ix, vec, lex, memo) + (text_features(f, ix.view, vec, lex, memo) if ix.view else
+    return graph_features(f, ix, vec, lex, memo) + (text_features(f, ix.view, vec, lex, memo, vectors) if ix.view else
                                                      [-1.0] * len(TEXT_FEATURES[f.kind]))
 
 def graph_features(f:QuestionFields, ix:TargetIndex, vec, lex:dict|None, memo:dict) -> list[float]:
@@ -501,9 +507,11 @@ class Calibration:
         z = self.bias[k] + float(np.dot(self.weights[k], x))
         return 1 / (1 + math.exp(-max(min(z, 60), -60)))
 
-    def weighs_text(self, kind:str, direction:str|None=None) -> bool:
+    def weighs_text(self, kind:str, direction:str|None=None,
+                    only:frozenset|None=None) -> bool:   # only these text features (None: any)
         "Whether the map of a question gives a text feature (`TEXT_FEATURES`) a weight: else the judge skips computing them."
-        return any(w != 0 for w in self.weights[self.key(kind, direction)][len(GRAPH_FEATURES[kind]):])
+        w = self.weights[self.key(kind, direction)][len(GRAPH_FEATURES[kind]):]
+        return any(x != 0 and (only is None or n in only) for n, x in zip(TEXT_FEATURES[kind], w))
 
     def score(self, kind:str, x, direction:str|None=None) -> float:
         "The judge's score in [1, 5]."
@@ -633,7 +641,7 @@ class EmbeddingJudge(Judge):
         return out
 
     def features(self, requests:list[JudgeRequest], # the questions
-                 every:bool=False) -> list[list[float]]:   # False: text features the calibration weighs 0 are left at 0
+                 every:bool=False) -> list[list[float]]:   # False: text features the calibration weighs 0 may be left at 0
         "The features of each request (all new phrases embedded in one batch)."
         requests = _check_requests(requests)
         for i, r in enumerate(requests):
@@ -642,14 +650,17 @@ class EmbeddingJudge(Judge):
                                  "question (posh.templates.make_request fills it), never the prompt")
         keys = [(r.fields.target, r.fields.target_parts) for r in requests]
         ix, lex = self.indexes(keys), self.lexicon
-        text = [every or self.calibration.weighs_text(r.fields.kind, r.fields.direction) for r in requests]
-        read = {k for k, t in zip(keys, text) if t}   # targets whose text is read
+        cal = self.calibration
+        text = [every or cal.weighs_text(r.fields.kind, r.fields.direction) for r in requests]   # its text read at all
+        vecs = [every or cal.weighs_text(r.fields.kind, r.fields.direction, VECTOR_FEATURES) for r in requests]  # embedded
+        read = {k for k, v in zip(keys, vecs) if v}   # targets whose words are embedded
         self.vectors.add([a for k, t in ix.items() for a in t.atoms(text=k in read)] +
                          (list(ABSTRACT_SEEDS + CONCRETE_SEEDS) if read else []) +
-                         [a for r, t in zip(requests, text) for a in question_atoms(r.fields) +
-                          (text_words_of(r.fields, lex) if t else [])])
+                         [a for r, v in zip(requests, vecs) for a in question_atoms(r.fields) +
+                          (text_words_of(r.fields, lex) if v else [])])
         memo = {}   # entity matches and target vectors, shared by the batch's questions
-        return [question_features(r.fields, ix[k], self.vectors, lex, memo, t) for r, k, t in zip(requests, keys, text)]
+        return [question_features(r.fields, ix[k], self.vectors, lex, memo, t, v)
+                for r, k, t, v in zip(requests, keys, text, vecs)]
 
     def score(self, requests:list[JudgeRequest]) -> list[float]:
         "One score in [1, 5] per request, in order."
