@@ -5,19 +5,20 @@
 # %% ../nbs/14_judge_fit.ipynb #jf000004
 from __future__ import annotations
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Sequence
 import numpy as np
 from .embedding_judge import EmbeddingJudge, Calibration, FEATURES, GRAPH_FEATURES, EMBEDDING_MODEL, fit_logistic, load_calibration
 from .meta_eval import overlaps
 from .metric import PoSh
+from .scoring import coarse
 from .experiments import evaluate_unique
 
 
 # %% auto #0
 __all__ = ['FITTED', 'PROBE_RESOURCE', 'PROBE_TEXT_FEATURES', 'neutral_calibration', 'RecordingJudge', 'LabelledQuestion',
            'head_span', 'element_marked', 'element_questions', 'labelled_questions', 'probe_features',
-           'probe_calibration', 'extended_map', 'fit_judge_calibration']
+           'probe_calibration', 'extended_map', 'fit_judge_calibration', 'labelled_coarse']
 
 # %% ../nbs/14_judge_fit.ipynb #jf000007
 def neutral_calibration() -> Calibration:
@@ -133,3 +134,14 @@ def fit_judge_calibration(questions:Sequence[LabelledQuestion], # `labelled_ques
             W[f"{d}.{k}"], B[f"{d}.{k}"] = [round(float(x), 6) for x in w], round(float(b), 6)
     return Calibration(str(version), EMBEDDING_MODEL, W, B, fitted_on=fitted_on)
 
+
+# %% ../nbs/14_judge_fit.ipynb #jf000019
+def labelled_coarse(score,        # PoSh's granular result of one pair (`PairScore` with elements; one reference)
+                    annotation,   # the pair's human labels (`GranularAnnotation`: mistakes, omissions)
+                   ) -> tuple[float, float]:
+    "(precision, recall) of the pair with each element scored by its human label: 1 when marked (`element_marked`), else 5."
+    if score.elements is None: raise ValueError(f"{annotation.key}: PoSh's result has no elements; evaluate with granular=True")
+    def rescored(direction, marked):
+        return [replace(e, score=1.0 if e.spans and element_marked(e, marked) else 5.0)
+                for e in score.elements if e.direction == direction and (e.reference or 0) == 0]
+    return coarse(rescored('precision', annotation.mistakes)), coarse(rescored('recall', annotation.omissions))

@@ -22,9 +22,10 @@ __all__ = ['DOCENT_LABEL_SCORES', 'DIMENSION_SCORES', 'PUNCTUATION_TOKENS', 'SUB
            'labelled_tokens', 'overlaps', 'parse_texts', 'TokenLabels', 'token_labels', 'element_score',
            'max_over_overlaps', 'posh_token_scores', 'macro_f1', 'auroc', 'token_auroc', 'MaxF1', 'pooled',
            'threshold_sweep', 'evaluate_granular', 'label_gold', 'evaluate_mistake_label', 'span_token_sets',
-           'relaxed_match', 'SpanAgreement', 'relaxed_span_agreement', 'item_folds', 'out_of_fold', 'Token', 'tokenize',
-           'SpanTask', 'token_gold', 'token_min_scores', 'SweepResult', 'token_f1_sweep', 'token_f1_at',
-           'granular_tasks_v0', 'evaluate_granular_v0']
+           'relaxed_match', 'SpanAgreement', 'relaxed_span_agreement', 'item_folds', 'out_of_fold', 'SpearmanInterval',
+           'SpearmanDifference', 'spearman_interval', 'spearman_difference', 'Token', 'tokenize', 'SpanTask',
+           'token_gold', 'token_min_scores', 'SweepResult', 'token_f1_sweep', 'token_f1_at', 'granular_tasks_v0',
+           'evaluate_granular_v0']
 
 # %% ../nbs/11_meta_eval.ipynb #cac74852
 DOCENT_LABEL_SCORES = {'1_much_better': 2, '1_slightly_better': 1, 'equal': 0, '2_slightly_better': -1, '2_much_better': -2}
@@ -514,6 +515,63 @@ def out_of_fold(keys:Sequence[str], # item keys
         if set(pred) != set(test): raise ValueError(f"fold {f}: predictions for {sorted(set(pred) ^ set(test))[:5]}, not its test items")
         out.update(pred)
     return out
+
+# %% ../nbs/11_meta_eval.ipynb #mb000002
+@dataclass
+class SpearmanInterval:
+    "Spearman's rho over items, with a percentile bootstrap interval (items resampled with replacement)."
+    rho: float
+    low: float     # the (1 - level) / 2 quantile of the resampled rho
+    high: float    # the (1 + level) / 2 quantile
+    n: int         # items
+    rounds: int    # resamples with a defined rho (a constant resample has none)
+
+@dataclass
+class SpearmanDifference:
+    "rho(x1, y) - rho(x2, y) on the same items, with a paired bootstrap interval."
+    difference: float
+    low: float
+    high: float
+    share_above: float  # share of the resamples where rho(x1, y) > rho(x2, y)
+    n: int
+    rounds: int
+
+def _rho(x:np.ndarray, y:np.ndarray) -> float:
+    return float('nan') if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0 else float(stats.spearmanr(x, y).statistic)
+
+def _columns(*cols) -> list[np.ndarray]:
+    out = [np.asarray(c, float) for c in cols]
+    if any(c.ndim != 1 or c.shape != out[0].shape for c in out) or len(out[0]) < 3:
+        raise ValueError(f"need 1-d sequences of one length (3 or more items), got shapes {[c.shape for c in out]}")
+    bad = [i for i, c in enumerate(out) if not np.isfinite(c).all()]
+    if bad: raise ValueError(f"sequence {bad[0]} holds NaN/inf at positions {np.flatnonzero(~np.isfinite(out[bad[0]]))[:10].tolist()}")
+    return out
+
+def _bounds(values:np.ndarray, level:float) -> tuple[float, float]:
+    if not 0 < level < 1: raise ValueError(f"level must be in (0, 1), got {level}")
+    if not len(values): return float('nan'), float('nan')
+    lo, hi = np.quantile(values, [(1 - level) / 2, (1 + level) / 2])
+    return float(lo), float(hi)
+
+def spearman_interval(x:Sequence[float], # metric values, one per item
+                      y:Sequence[float], # human values
+                      n_rounds:int=2000, seed:int=42, level:float=0.95) -> SpearmanInterval:
+    "Spearman's rho of x and y with a percentile bootstrap interval over the items."
+    x, y = _columns(x, y)
+    rs = np.array([_rho(x[o], y[o]) for o in bootstrap_orders(len(x), n_rounds, seed)])
+    rs = rs[np.isfinite(rs)]
+    return SpearmanInterval(_rho(x, y), *_bounds(rs, level), len(x), len(rs))
+
+def spearman_difference(x1:Sequence[float], # one metric's values, one per item
+                        x2:Sequence[float], # another metric's values on the same items
+                        y:Sequence[float],  # human values
+                        n_rounds:int=2000, seed:int=42, level:float=0.95) -> SpearmanDifference:
+    "rho(x1, y) - rho(x2, y) with a paired percentile bootstrap interval (the same resampled items for both)."
+    x1, x2, y = _columns(x1, x2, y)
+    d = np.array([_rho(x1[o], y[o]) - _rho(x2[o], y[o]) for o in bootstrap_orders(len(y), n_rounds, seed)])
+    d = d[np.isfinite(d)]
+    return SpearmanDifference(_rho(x1, y) - _rho(x2, y), *_bounds(d, level), float((d > 0).mean()) if len(d) else float('nan'),
+                              len(y), len(d))
 
 # %% ../nbs/11_meta_eval.ipynb #56533b69
 PAPER_RESULTS = {
