@@ -52,6 +52,10 @@ class Correlation:
     tau_p: float
     n: int
 
+def _rank_defined(x:np.ndarray, y:np.ndarray) -> bool:
+    "Whether a rank correlation of x and y is defined: two items or more, neither constant."
+    return len(x) >= 2 and np.ptp(x) > 0 and np.ptp(y) > 0
+
 def correlate(x:Sequence[float], # metric values (e.g. differences m(text1) - m(text2))
               y:Sequence[float], # human values (e.g. label strengths s)
              ) -> Correlation:
@@ -59,7 +63,7 @@ def correlate(x:Sequence[float], # metric values (e.g. differences m(text1) - m(
     x, y = np.asarray(x, float), np.asarray(y, float)
     if x.shape != y.shape or x.ndim != 1: raise ValueError(f"need two 1-d sequences of one length, got {x.shape} and {y.shape}")
     if not np.isfinite(x).all(): raise ValueError(f"metric values hold NaN/inf at positions {np.flatnonzero(~np.isfinite(x))[:10].tolist()}")
-    if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0: return Correlation(np.nan, np.nan, np.nan, np.nan, len(x))
+    if not _rank_defined(x, y): return Correlation(np.nan, np.nan, np.nan, np.nan, len(x))
     r, t = stats.spearmanr(x, y), stats.kendalltau(x, y)
     return Correlation(float(r.statistic), float(r.pvalue), float(t.statistic), float(t.pvalue), len(x))
 
@@ -537,7 +541,8 @@ class SpearmanDifference:
     rounds: int
 
 def _rho(x:np.ndarray, y:np.ndarray) -> float:
-    return float('nan') if len(x) < 2 or np.ptp(x) == 0 or np.ptp(y) == 0 else float(stats.spearmanr(x, y).statistic)
+    "Spearman's rho alone (no p-value, no Kendall: `correlate` is the full report), NaN where undefined."
+    return float(stats.spearmanr(x, y).statistic) if _rank_defined(x, y) else float('nan')
 
 def _columns(*cols) -> list[np.ndarray]:
     out = [np.asarray(c, float) for c in cols]
@@ -547,8 +552,10 @@ def _columns(*cols) -> list[np.ndarray]:
     if bad: raise ValueError(f"sequence {bad[0]} holds NaN/inf at positions {np.flatnonzero(~np.isfinite(out[bad[0]]))[:10].tolist()}")
     return out
 
-def _bounds(values:np.ndarray, level:float) -> tuple[float, float]:
+def _check_level(level:float):
     if not 0 < level < 1: raise ValueError(f"level must be in (0, 1), got {level}")
+
+def _bounds(values:np.ndarray, level:float) -> tuple[float, float]:
     if not len(values): return float('nan'), float('nan')
     lo, hi = np.quantile(values, [(1 - level) / 2, (1 + level) / 2])
     return float(lo), float(hi)
@@ -557,7 +564,7 @@ def spearman_interval(x:Sequence[float], # metric values, one per item
                       y:Sequence[float], # human values
                       n_rounds:int=2000, seed:int=42, level:float=0.95) -> SpearmanInterval:
     "Spearman's rho of x and y with a percentile bootstrap interval over the items."
-    x, y = _columns(x, y)
+    x, y = _columns(x, y); _check_level(level)
     rs = np.array([_rho(x[o], y[o]) for o in bootstrap_orders(len(x), n_rounds, seed)])
     rs = rs[np.isfinite(rs)]
     return SpearmanInterval(_rho(x, y), *_bounds(rs, level), len(x), len(rs))
@@ -567,7 +574,7 @@ def spearman_difference(x1:Sequence[float], # one metric's values, one per item
                         y:Sequence[float],  # human values
                         n_rounds:int=2000, seed:int=42, level:float=0.95) -> SpearmanDifference:
     "rho(x1, y) - rho(x2, y) with a paired percentile bootstrap interval (the same resampled items for both)."
-    x1, x2, y = _columns(x1, x2, y)
+    x1, x2, y = _columns(x1, x2, y); _check_level(level)
     d = np.array([_rho(x1[o], y[o]) - _rho(x2[o], y[o]) for o in bootstrap_orders(len(y), n_rounds, seed)])
     d = d[np.isfinite(d)]
     return SpearmanDifference(_rho(x1, y) - _rho(x2, y), *_bounds(d, level), float((d > 0).mean()) if len(d) else float('nan'),
