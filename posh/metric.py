@@ -18,7 +18,7 @@ from .backends import BACKENDS, make_judge, parse_judge_spec, backend_class
 
 # %% auto #0
 __all__ = ['CONFIGS', 'judge_can_rewrite', 'judge_signature', 'content_key', 'code_fingerprint', 'Cache', 'CachedJudge',
-           'check_pairs', 'element_from_dict', 'pair_from_dict', 'PoSh']
+           'check_pairs', 'element_from_dict', 'pair_from_dict', 'head_scopes', 'PoSh']
 
 # %% ../nbs/05_posh.ipynb #0dc476d5
 CONFIGS = {
@@ -186,12 +186,33 @@ def element_from_dict(d:dict) -> Element:
     d = dict(d)
     d['spans'] = [Span(**s) for s in d['spans']]
     d['candidates'] = [tuple(c) for c in d.get('candidates', [])]
+    d['scope'] = [Span(**s) for s in d.get('scope', [])]
     return Element(**d)
 
 def pair_from_dict(d:dict) -> PairScore:
     d = dict(d)
     if d.get('elements') is not None: d['elements'] = [element_from_dict(e) for e in d['elements']]
     return PairScore(**d)
+
+# %% ../nbs/05_posh.ipynb #fd5f5d7b
+def head_scopes(doc,             # the parsed text (a spaCy Doc) that the elements' spans index
+                elements:list,   # its elements (`Element`), e.g. a generation's precision elements
+               ) -> list:
+    "Set each element's `scope`: the words no element covers whose first covered head (up the dependency chain) it covers."
+    sentence = {t.i: k for k, s in enumerate(doc.sents) for t in s}
+    owners = [[] for _ in doc]   # token i -> the elements whose spans cover it
+    for j, e in enumerate(elements):
+        e.scope = []
+        for s in e.spans:
+            for t in doc:
+                if t.idx < s.end and t.idx + len(t.text) > s.start and j not in owners[t.i]: owners[t.i].append(j)
+    for t in doc:
+        if owners[t.i] or t.is_punct or t.is_space or not t.text.strip(): continue
+        h = t
+        while h.head.i != h.i and not owners[h.head.i]: h = h.head
+        if h.head.i == h.i: continue   # the chain ends at an uncovered root: the word stays unchecked
+        for j in owners[h.head.i]: elements[j].scope.append(Span(t.text, t.idx, t.idx + len(t.text), sentence[t.i]))
+    return elements
 
 # %% ../nbs/05_posh.ipynb #bd553aa0
 class PoSh:
@@ -207,6 +228,7 @@ class PoSh:
                  cache_dir:str|os.PathLike|None=None, # SQLite cache folder; None: no cache
                  batch_size:int|None=None, # pairs judged together (and checkpointed together); None: the configuration's (embedded 128, paper 16)
                  judge_kwargs:dict|None=None, # passed to the judge backend (e.g. base_url for 'openai')
+                 scope:str|None=None,     # granular mistakes: 'heads' gives uncovered words to their head's elements (`head_scopes`); None: spans only (paper)
                  progress:bool=False):    # progress bar on stderr
         if config not in CONFIGS: raise ValueError(f"unknown config {config!r}: choose one of {sorted(CONFIGS)}")
         c = dict(CONFIGS[config])
@@ -218,6 +240,8 @@ class PoSh:
         self.judge_spec = c['judge']   # the configuration's settings for this backend, then the user's (which win)
         self.judge_kwargs = {**c.get('judge_defaults', {}).get(backend, {}), **dict(judge_kwargs or {})}
         self.weights = check_weights(weights)
+        if scope not in (None, 'heads'): raise ValueError(f"scope must be None or 'heads', not {scope!r}")
+        self.scope = scope
         self.prompts = load_prompts()
         self.cache = Cache(cache_dir) if cache_dir is not None else None
         batch_size = c.get('batch_size', 16) if batch_size is None else batch_size
@@ -255,7 +279,8 @@ class PoSh:
         return (f"posh:{posh.__version__}|parser:{self.parser}|coref:{self.coref}|graphs:{self.rules}|judge:{self.judge.signature}|"
                 f"threshold:{self.threshold:g}|prompts:{self.prompts.version}|"
                 f"score:{self.score_mode}|weights:{w}|refs:joined+mean"
-                + (f'|rewrite:{self.rewrite}' if self.rewrite in ('rule', 'raw') else ''))
+                + (f'|rewrite:{self.rewrite}' if self.rewrite in ('rule', 'raw') else '')
+                + (f'|scope:{self.scope}' if self.scope else ''))
 
     def _graph_key(self, text:str) -> str:
         return content_key(posh.__version__, code_fingerprint(), self.parser, self.coref, self.rules, text)
@@ -323,6 +348,10 @@ class PoSh:
                           "were cut to its first max_model_len - 1 tokens, as the authors' code cuts them (the question at "
                           "the end is lost); the `truncated` field (column) counts them per pair. Pass "
                           "judge_kwargs={'truncate': None} to get an error instead", stacklevel=2)
+        if granular and self.scope == 'heads':   # the generations parsed as the protocol parses them (whole, as given)
+            uniq = list(dict.fromkeys(gens))
+            docs = dict(zip(uniq, self.extractor.nlp.pipe(uniq)))
+            for g, sc in zip(gens, out): head_scopes(docs[g], [e for e in sc.elements if e.direction == 'precision'])
         if not granular:
             for sc in out: sc.elements = None
         return out
