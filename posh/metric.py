@@ -204,10 +204,10 @@ def head_scopes(doc,             # the parsed text (a spaCy Doc) that the elemen
     for j, e in enumerate(elements):
         e.scope = []
         for s in e.spans:
-            for t in doc:
-                if t.idx < s.end and t.idx + len(t.text) > s.start and j not in owners[t.i]: owners[t.i].append(j)
+            for t in doc.char_span(s.start, s.end, alignment_mode='expand') or ():
+                if j not in owners[t.i]: owners[t.i].append(j)
     for t in doc:
-        if owners[t.i] or t.is_punct or t.is_space or not t.text.strip(): continue
+        if owners[t.i] or t.is_punct or not t.text.strip(): continue
         h = t
         while h.head.i != h.i and not owners[h.head.i]: h = h.head
         if h.head.i == h.i: continue   # the chain ends at an uncovered root: the word stays unchecked
