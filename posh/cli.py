@@ -59,6 +59,9 @@ ELEMENT_FIELDS = {
     'spans': "where the element is in its own text: a list of {text, start, end} character offsets (Python string "
              "indices, end exclusive) into the generation for precision elements and into reference `reference` for "
              "recall elements; a relation's spans are its predicate's own words, at every occurrence (a part-of relation's: the possessive, under the reference rules; none for a v2 part-of link)",
+    'scope': "only with --scope heads, generation elements that have one: the words no element covers that take this "
+             "element's score in the token view ({text, start, end}, as spans): function words and modifiers whose "
+             "first covered syntactic head is one of its spans' words",
 }
 
 def output_schema(width:int=100) -> str:
@@ -272,7 +275,7 @@ def check_paths(args):
 def _metric(args, cache_dir=None, progress:bool=False):
     "A PoSh object from the command-line options."
     from posh.metric import PoSh
-    return PoSh(args.config, parser=args.parser, coref=args.coref, rules=args.rules, judge=args.judge,
+    return PoSh(args.config, parser=args.parser, coref=args.coref, rules=args.rules, judge=args.judge, scope=args.scope,
                 cache_dir=cache_dir if cache_dir is not None else args.cache_dir,
                 batch_size=args.batch_size, judge_kwargs=judge_kwargs(args), progress=progress)
 
@@ -438,6 +441,11 @@ def add_metric_args(sp):
     sp.add_argument('--parser', default=None, help="spaCy pipeline, overriding the configuration's")
     sp.add_argument('--coref', default=None, choices=['rules', 'maverick'], help="coreference, overriding the configuration's")
     sp.add_argument('--rules', default=None, choices=['v2', 'reference'], help="scene-graph rule set, overriding the configuration's")
+    sp.add_argument('--scope', default=None, choices=['heads'],
+                    help="granular mistakes: 'heads' gives each generation word that no element covers to the elements "
+                         "of its first covered syntactic head ('on the left side': 'on', 'the' join 'side'; PoSh(scope="
+                         "'heads'), nbs/05); adds |scope:heads to the signature; coarse scores unchanged. Default: "
+                         "the elements' own spans (the paper's)")
     sp.add_argument('--cache-dir', default=None, help='SQLite cache folder: resumable, repeated runs are free')
     sp.add_argument('--batch-size', type=_at_least(1), default=None,
                     help="pairs judged (and checkpointed) together (default: the configuration's, embedded 128, paper 16)")

@@ -440,7 +440,7 @@ def cmd_score_ray(args) -> int:
         return 2
     items = [{'id': r.id if r.id is not None else str(r.number), 'generation': r.generation,
               'reference': r.references, 'error': r.error} for r in rows]
-    fixed = [f"--{k}" for k in ('parser', 'coref', 'rules') if getattr(args, k, None) is not None]
+    fixed = [f"--{k}" for k in ('parser', 'coref', 'rules', 'scope') if getattr(args, k, None) is not None]
     if fixed:
         print(f"posh score: {', '.join(fixed)} cannot be used with --engine ray: the actors build the configuration's "
               "PoSh (--config embedded|paper)", file=sys.stderr)

@@ -208,6 +208,7 @@ def element_record(e:Element, question:bool=True) -> dict:
     rec = {'direction': e.direction, 'reference': e.reference, 'kind': e.kind, 'text': e.text,
            'identifier': e.identifier, 'question': e.question, 'score': e.score, 'present': e.present,
            'asked': e.asked, 'spans': [{'text': s.text, 'start': s.start, 'end': s.end} for s in e.spans]}
+    if e.scope: rec['scope'] = [{'text': s.text, 'start': s.start, 'end': s.end} for s in e.scope]   # PoSh(scope='heads') only
     if not question: del rec['question']
     return rec
 
@@ -216,11 +217,11 @@ def _alpha(score:float) -> float: return 0.15 + 0.5 * (5 - score) / 4   # shade 
 TEXT_COLOUR = '#000'   # marked text and swatches: black on the shade, contrast >= 7 (WCAG AA asks 4.5; tested below)
 
 def _marked(text:str, elements:list[Element], below:float, rgb:str) -> str:
-    "HTML of `text` with the spans of `elements` scoring below `below` shaded by score."
+    "HTML of `text` with the spans (and scope words, `PoSh(scope='heads')`) of `elements` scoring below `below` shaded by score."
     cover = [[] for _ in text]
     for e in elements:
         if e.score >= below: continue
-        for s in e.spans[:1] if e.kind == 'relation' else e.spans:
+        for s in (e.spans[:1] if e.kind == 'relation' else e.spans) + list(e.scope or []):
             for c in range(max(0, s.start), min(len(text), s.end)): cover[c].append(e)
     out, c = [], 0
     while c < len(text):
