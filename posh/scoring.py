@@ -221,7 +221,9 @@ def _marked(text:str, elements:list[Element], below:float, rgb:str) -> str:
     cover = [[] for _ in text]
     for e in elements:
         if e.score >= below: continue
-        for s in (e.spans[:1] if e.kind == 'relation' else e.spans) + list(e.scope or []):
+        shown = e.spans[:1] if e.kind == 'relation' else e.spans   # a relation: its first occurrence (the spans repeat it)
+        near = {s.sentence for s in shown} if e.kind == 'relation' else None
+        for s in shown + [w for w in e.scope or [] if near is None or w.sentence in near]:   # scope words with them
             for c in range(max(0, s.start), min(len(text), s.end)): cover[c].append(e)
     out, c = [], 0
     while c < len(text):
