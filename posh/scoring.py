@@ -203,12 +203,14 @@ def elements_frame(scores:list[PairScore]):
                          'spans': [(sp.start, sp.end) for sp in e.spans], 'span_texts': [sp.text for sp in e.spans]})
     return pd.DataFrame(rows)
 
+def _span_dicts(spans:list[Span]) -> list[dict]: return [{'text': s.text, 'start': s.start, 'end': s.end} for s in spans]
+
 def element_record(e:Element, question:bool=True) -> dict:
     "One element as a JSON-able dict (for `posh score --granular`); `question=False` leaves out the prompt text."
     rec = {'direction': e.direction, 'reference': e.reference, 'kind': e.kind, 'text': e.text,
            'identifier': e.identifier, 'question': e.question, 'score': e.score, 'present': e.present,
-           'asked': e.asked, 'spans': [{'text': s.text, 'start': s.start, 'end': s.end} for s in e.spans]}
-    if e.scope: rec['scope'] = [{'text': s.text, 'start': s.start, 'end': s.end} for s in e.scope]   # PoSh(scope='heads') only
+           'asked': e.asked, 'spans': _span_dicts(e.spans)}
+    if e.scope: rec['scope'] = _span_dicts(e.scope)   # PoSh(scope='heads') only
     if not question: del rec['question']
     return rec
 
@@ -216,14 +218,17 @@ def element_record(e:Element, question:bool=True) -> dict:
 def _alpha(score:float) -> float: return 0.15 + 0.5 * (5 - score) / 4   # shade of a span: darker for lower scores, at most 0.65
 TEXT_COLOUR = '#000'   # marked text and swatches: black on the shade, contrast >= 7 (WCAG AA asks 4.5; tested below)
 
+def _nearest(w:Span, spans:list[Span]) -> int:
+    "The index of the span that starts nearest to `w` (by character offset: the graph's and the protocol's parses number sentences apart)."
+    return min(range(len(spans)), key=lambda k: abs(spans[k].start - w.start))
+
 def _marked(text:str, elements:list[Element], below:float, rgb:str) -> str:
     "HTML of `text` with the spans (and scope words, `PoSh(scope='heads')`) of `elements` scoring below `below` shaded by score."
     cover = [[] for _ in text]
     for e in elements:
         if e.score >= below: continue
         shown = e.spans[:1] if e.kind == 'relation' else e.spans   # a relation: its first occurrence (the spans repeat it)
-        near = {s.sentence for s in shown} if e.kind == 'relation' else None
-        for s in shown + [w for w in e.scope or [] if near is None or w.sentence in near]:   # scope words with them
+        for s in shown + [w for w in e.scope or [] if e.kind != 'relation' or _nearest(w, e.spans) == 0]:   # and its scope words
             for c in range(max(0, s.start), min(len(text), s.end)): cover[c].append(e)
     out, c = [], 0
     while c < len(text):
