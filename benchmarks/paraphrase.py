@@ -13,11 +13,18 @@ meaning ranks a faithful rewording above a text that states a wrong colour or a 
 own words. The repeated reference is reported, not ranked (PoSh, the paper's metric, has no repetition penalty;
 `PoShReward`'s `repeat:` rule handles it).
 
+"Error budget" (the current judge's run): how close to perfect a judge must read the paraphrase for it to win.
+The colour swap changes k colour words, about k attribute elements per direction; a perfect judge scores those 1
+and the rest 5, so the swap keeps F1 about 1 - 4k / (5 N) for a reference graph of N elements, and a paraphrase
+beats it only if fewer than about k of its elements per direction are judged wrong (or 4k judged 4 instead of 5).
+The table prints k, N, that bound, and how many elements of the paraphrase this judge scores below 3 (PoSh's
+presence threshold is 2; 3 is the scale's middle).
+
 The baseline judge is the module posh/embedding_judge.py and its calibration at revision --baseline, read with
 `git show` and loaded beside the current one (so it must import from the current package: the judge's
 dependencies, graphs and templates, are the current ones).
 """
-import argparse, importlib.util, json, subprocess, sys, tempfile, time
+import argparse, importlib.util, json, re, subprocess, sys, tempfile, time
 from pathlib import Path
 
 import numpy as np
@@ -48,8 +55,34 @@ def score(judge, rows) -> dict:
     from posh.metric import PoSh
     m = PoSh('embedded', judge=judge)
     pairs = [(r['id'], v, r[v], r['reference']) for r in rows for v in VARIANTS]
-    out = m.evaluate([g for _, _, g, _ in pairs], [ref for *_, ref in pairs])
+    out = m.evaluate([g for _, _, g, _ in pairs], [ref for *_, ref in pairs], granular=True)
     return {(i, v): s for (i, v, _, _), s in zip(pairs, out)}, m.signature
+
+
+def swapped_words(a:str, b:str) -> int:
+    "How many words of `a` differ from `b` position by position (the colour swap replaces words one for one)."
+    wa, wb = re.findall(r"\w+", a), re.findall(r"\w+", b)
+    if len(wa) != len(wb): raise ValueError(f"the texts have {len(wa)} and {len(wb)} words: not a word-for-word swap")
+    return sum(x != y for x, y in zip(wa, wb))
+
+
+def counted(score, direction:str, below:float|None=None) -> int:
+    "The counted elements of one direction of a granular PairScore (those scored below `below`, when given)."
+    return sum(e.counted and e.direction == direction and (below is None or e.score < below) for e in score.elements)
+
+
+def budget(rows, sc):
+    "Per reference: colour words swapped k, reference elements N, a perfect judge's colour-swap F1 bound, and the elements of the paraphrase and of the colour swap this judge scores below 3."
+    print("\nError budget: a perfect judge keeps the colour swap at about 1 - 4k / (5N); the paraphrase wins only with fewer "
+          "than about k elements per direction judged wrong\n")
+    print("| reference | split | colour words k | reference elements N | perfect judge: colours swapped F1 | paraphrase elements below 3 (precision / recall) | colours swapped: below 3 | object swap |")
+    print("|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        k, n = swapped_words(r['reference'], r['colour_swapped']), counted(sc[r['id'], 'reference'], 'precision')
+        p, c = sc[r['id'], 'paraphrase'], sc[r['id'], 'colour_swapped']
+        print(f"| {r['id']} | {r['split']} | {k} | {n} | {1 - 4 * k / (5 * n):.3f} | {counted(p, 'precision', 3)} of "
+              f"{counted(p, 'precision')} / {counted(p, 'recall', 3)} of {counted(p, 'recall')} | "
+              f"{counted(c, 'precision', 3)} / {counted(c, 'recall', 3)} | {r.get('object_swap', '')} |")
 
 
 def report(name, rows, sc):
@@ -90,6 +123,7 @@ def main(argv=None):
         sc, sig = score(j, rows)
         wins = report(f"{name}: {sig} ({time.perf_counter() - t0:.0f}s)", rows, sc)
         summary.append((name, j.signature, wins, sc))
+    budget(rows, summary[-1][3])
     print("\nSide by side (mean F1 per half; paraphrase wins = paraphrase above both swaps)\n")
     print("| judge | half | paraphrase | colours swapped | object swapped | repeated | reference | paraphrase wins |")
     print("|---|---|---|---|---|---|---|---|")
