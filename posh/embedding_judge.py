@@ -16,12 +16,12 @@ from .templates import graph_view, viewer_identifier, HEAD_PRONOUNS, PART_OF, VI
 from .embedder import load_embedder, fixed_shape_batches, same_length_groups   # shared with the embedding baselines
 
 # %% auto #0
-__all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'AUXILIARIES', 'PASSIVE_MARKS', 'STOPWORDS', 'CATEGORIES', 'OPPOSITES',
-           'ABSTRACT_SEEDS', 'CONCRETE_SEEDS', 'TEXT_FEATURES', 'VECTOR_FEATURES', 'GRAPH_FEATURES', 'FEATURES',
-           'CONTAINED', 'CONNECTIVES', 'CALIBRATION_RESOURCE', 'PhraseVectors', 'norm_phrase', 'TargetIndex',
-           'load_lexicon', 'word_lemma', 'lemma_key', 'predicate_readings', 'contains_words', 'text_words',
-           'content_words', 'category_of', 'TargetText', 'text_words_of', 'text_features', 'per_entity_max',
-           'lexical_match', 'entity_match', 'question_atoms', 'attribute_lexical', 'relation_lexical',
+__all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'AUXILIARIES', 'NOT_PLURALS', 'PASSIVE_MARKS', 'STOPWORDS', 'CATEGORIES',
+           'OPPOSITES', 'ABSTRACT_SEEDS', 'CONCRETE_SEEDS', 'TEXT_FEATURES', 'VECTOR_FEATURES', 'GRAPH_FEATURES',
+           'FEATURES', 'CONTAINED', 'CONNECTIVES', 'CALIBRATION_RESOURCE', 'PhraseVectors', 'norm_phrase',
+           'TargetIndex', 'load_lexicon', 'word_lemma', 'lemma_key', 'predicate_readings', 'contains_words',
+           'text_words', 'content_words', 'category_of', 'TargetText', 'text_words_of', 'text_features',
+           'per_entity_max', 'lexical_match', 'entity_match', 'question_atoms', 'attribute_lexical', 'relation_lexical',
            'question_features', 'graph_features', 'Calibration', 'load_calibration', 'fit_logistic', 'fit_calibration',
            'EmbeddingJudge']
 
@@ -146,8 +146,9 @@ class TargetIndex:
 
 # %% ../nbs/03a_embedding_judge.ipynb #lk000002
 _ED_ING = (('ied', 'y'), ('ed', ''), ('ed', 'e'), ('ing', ''), ('ing', 'e'))
-_PLURAL = (('ies', 'y'), ('es', ''), ('s', ''))
+_PLURAL = (('ies', 'y'), ('s', ''), ('es', ''))   # '-s' before '-es': 'lines' is 'line', not 'lin'; 'boxes' still 'box'
 AUXILIARIES = frozenset('is are was were be been being am'.split())
+NOT_PLURALS = frozenset('does its this thus his hers ours yours theirs always perhaps towards afterwards besides'.split())  # '-s' words that are no plural
 
 def load_lexicon(parser:str='en_core_web_sm') -> dict|None:
     "WordNet's lemma index as the embedded spaCy pipeline ships it (`posh.graphs.wordnet_lexicon`); None without it."
@@ -169,6 +170,10 @@ def _lookup_lemma(w:str, lex:dict) -> str:
     if w in lex['verb_exc'] and w not in nouns: return lex['verb_exc'][w][0]     # 'left' stays a direction
     for suf, rep in _ED_ING:                                                    # participles and gerunds: their verb
         if w.endswith(suf) and len(w) > len(suf) + 1 and (v := w[:len(w) - len(suf)] + rep) in verbs: return v
+    if w in NOT_PLURALS: return w
+    if len(w) > 3 and w.endswith('s') and not w.endswith('ss'):                # a plural whose singular is a noun: the
+        for suf, rep in _PLURAL:                                                # singular, though the index also lists
+            if w.endswith(suf) and (n := w[:len(w) - len(suf)] + rep) in nouns: return n   # 'eyes', 'windows', 'clouds'
     if w in nouns or w in verbs or w in lex['adj']: return w
     for suf, rep in _PLURAL:                                                    # plurals, then third persons
         if w.endswith(suf) and (n := w[:len(w) - len(suf)] + rep) in nouns: return n

@@ -94,14 +94,16 @@ def labelled_questions(annotations:Sequence, # GranularAnnotation with one refer
 # %% ../nbs/14_judge_fit.ipynb #jf000012
 FITTED = ('precision',)   # the directions whose maps are fitted on human labels; the others keep the probe's map
 PROBE_RESOURCE = 'resources/embedding_judge_calibration_probe.json'   # fitted on the judge probe set (nbs/03a, below)
-PROBE_TEXT_FEATURES = ('attribute_contradicted', 'side_contradicted')  # the text features the probe's map is fitted on
+PROBE_TEXT_FEATURES = ('attribute_contradicted', 'side_contradicted',   # the text features the probe's map is fitted on:
+                       'attribute_in_text', 'attribute_with_entity',    # the contradictions, and the lexical ones of
+                       'predicate_with_ends', 'ends_together')          # attributes and relations (no entity's: nbs/14)
 
 def probe_features(kind:str, x:Sequence[float]) -> list[float]:
     "The features of a question as the probe's map reads them: the graph's, and of the text's only PROBE_TEXT_FEATURES (the others 0)."
     return [v if n in GRAPH_FEATURES[kind] or n in PROBE_TEXT_FEATURES else 0.0 for n, v in zip(FEATURES[kind], x)]
 
 def probe_calibration() -> Calibration:
-    "The judge probe set's calibration (`5-probe`: graph features and contradictions), as `benchmarks/judges.py --fit --version 5-probe` wrote it."
+    "The judge probe set's calibration (`7-probe`: graph features, contradictions, lexical attribute and relation text features), as `benchmarks/judges.py --fit --version 7-probe` wrote it."
     return load_calibration(resource=PROBE_RESOURCE)
 
 def extended_map(cal:Calibration, kind:str) -> tuple[list[float], float]:
