@@ -148,7 +148,7 @@ class TargetIndex:
 _ED_ING = (('ied', 'y'), ('ed', ''), ('ed', 'e'), ('ing', ''), ('ing', 'e'))
 _PLURAL = (('ies', 'y'), ('s', ''), ('es', ''))   # '-s' before '-es': 'lines' is 'line', not 'lin'; 'boxes' still 'box'
 AUXILIARIES = frozenset('is are was were be been being am'.split())
-NOT_PLURALS = frozenset('does its this thus his hers ours yours theirs always perhaps towards afterwards besides'.split())  # '-s' words that are no plural
+NOT_PLURALS = frozenset(('does', 'its'))   # '-s' words the plural rule would misread ('doe', 'it'); no other '-s' function word has a noun for a stem
 
 def load_lexicon(parser:str='en_core_web_sm') -> dict|None:
     "WordNet's lemma index as the embedded spaCy pipeline ships it (`posh.graphs.wordnet_lexicon`); None without it."
