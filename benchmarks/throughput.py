@@ -119,9 +119,10 @@ def iiw_pairs(a, specs):
         print(f"| `{r['signature'].split('|judge:')[1].split('|')[0]}` | {r['pairs']} | {r['questions'] / r['pairs']:.0f} | "
               f"{r['seconds'] / r['pairs']:.2f} | {runs} | {r['parse_seconds'] / r['pairs']:.2f} | "
               f"{r['questions'] / r['seconds']:.1f} | {r['peak_rss_mb']:.0f} | {sum(r['f1']) / len(r['f1']):.3f} |")
-    base, new = res[1], res[0]
-    print(f"\nspeed-up of `{specs[0]}` over `{specs[1]}` per pair, same {a.pairs} pairs: "
-          f"{(base['seconds'] / base['pairs']) / (new['seconds'] / new['pairs']):.0f}x")
+    if len(specs) > 1:   # one judge alone has no speed-up to print
+        base, new = res[1], res[0]
+        print(f"\nspeed-up of `{specs[0]}` over `{specs[1]}` per pair, same {a.pairs} pairs: "
+              f"{(base['seconds'] / base['pairs']) / (new['seconds'] / new['pairs']):.0f}x")
     for r in res: print(f"  {r['signature']}")
 
 

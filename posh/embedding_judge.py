@@ -17,13 +17,14 @@ from .embedder import load_embedder, fixed_shape_batches, same_length_groups   #
 
 # %% auto #0
 __all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'AUXILIARIES', 'NOT_PLURALS', 'PASSIVE_MARKS', 'STOPWORDS', 'CATEGORIES',
-           'OPPOSITES', 'ABSTRACT_SEEDS', 'CONCRETE_SEEDS', 'TEXT_FEATURES', 'VECTOR_FEATURES', 'GRAPH_FEATURES',
-           'FEATURES', 'CONTAINED', 'CONNECTIVES', 'CALIBRATION_RESOURCE', 'PhraseVectors', 'norm_phrase',
-           'TargetIndex', 'load_lexicon', 'word_lemma', 'lemma_key', 'predicate_readings', 'contains_words',
-           'text_words', 'content_words', 'category_of', 'TargetText', 'text_words_of', 'text_features',
-           'per_entity_max', 'lexical_match', 'entity_match', 'question_atoms', 'attribute_lexical', 'relation_lexical',
-           'question_features', 'graph_features', 'Calibration', 'load_calibration', 'fit_logistic', 'fit_calibration',
-           'EmbeddingJudge']
+           'OPPOSITES', 'ABSTRACT_SEEDS', 'CONCRETE_SEEDS', 'TEXT_FEATURES', 'VECTOR_FEATURES', 'SAME_WORD', 'SHADES',
+           'SIZE_OPPOSITES', 'SKY', 'CONTRADICTED_SCORE', 'GRAPH_FEATURES', 'FEATURES', 'CONTAINED', 'CONNECTIVES',
+           'CALIBRATION_RESOURCE', 'PhraseVectors', 'norm_phrase', 'TargetIndex', 'load_lexicon', 'word_lemma',
+           'lemma_key', 'predicate_readings', 'contains_words', 'text_words', 'content_words', 'category_of',
+           'TargetText', 'text_words_of', 'text_features', 'value_kind', 'clashes', 'aligned_entities',
+           'aligned_contradiction', 'per_entity_max', 'lexical_match', 'entity_match', 'question_atoms',
+           'attribute_lexical', 'relation_lexical', 'question_features', 'graph_features', 'Calibration',
+           'load_calibration', 'fit_logistic', 'fit_calibration', 'EmbeddingJudge']
 
 # %% ../nbs/03a_embedding_judge.ipynb #96a63c00
 EMBEDDING_MODEL = 'all-MiniLM-L6-v2'
@@ -360,6 +361,50 @@ def text_features(f:QuestionFields, # the question
             float(bool(both)), together, word_sim(pw), side]
 
 
+# %% ../nbs/03a_embedding_judge.ipynb #0dd95887
+SAME_WORD = {'grey': 'gray', 'greyish': 'gray', 'grayish': 'gray', 'golden': 'gold', 'whitish': 'white',
+             'reddish': 'red', 'bluish': 'blue', 'blueish': 'blue', 'greenish': 'green', 'yellowish': 'yellow',
+             'brownish': 'brown', 'blackish': 'black', 'pinkish': 'pink', 'purplish': 'purple', 'centre': 'center',
+             'wood': 'wooden', 'metal': 'metallic', 'little': 'small', 'big': 'large'}   # spellings of one value
+SHADES = {'dark': {'light', 'pale'}, 'light': {'dark'}, 'pale': {'dark'}}   # a shade clashes only with the other shade
+_SMALL, _LARGE = {'small', 'tiny'}, {'large', 'huge', 'massive', 'giant'}
+SIZE_OPPOSITES = {**{w: _LARGE for w in _SMALL}, **{w: _SMALL for w in _LARGE}, 'tall': {'short'}, 'long': {'short'},
+                  'short': {'tall', 'long'}, 'wide': {'narrow'}, 'narrow': {'wide'}, 'thin': {'thick'}, 'thick': {'thin'}}
+SKY = {'clear': 'clear', 'cloudless': 'clear', 'sunny': 'clear', 'cloudy': 'cloudy', 'overcast': 'cloudy',
+       'hazy': 'cloudy', 'foggy': 'cloudy', 'misty': 'cloudy', 'stormy': 'cloudy'}   # the weather of a sky, two values
+CONTRADICTED_SCORE = 1.0   # the judge's score of an attribute the target contradicts on the aligned entity
+
+def value_kind(w:str) -> str|None:
+    "The kind of value a word names: a CATEGORIES kind, 'sky' (clear or cloudy), or None."
+    return 'sky' if w in SKY else category_of(SAME_WORD.get(w, w))
+
+def clashes(a:str, b:str) -> bool:
+    "Whether the word `b`, said of a thing, contradicts the word `a` said of it: two values of one kind that cannot both hold."
+    a, b = SAME_WORD.get(a, a), SAME_WORD.get(b, b)
+    k = value_kind(a)
+    if a == b or k is None or value_kind(b) != k: return False
+    if k == 'sky': return SKY[a] != SKY[b]
+    if k == 'colour': return b in SHADES.get(a, ()) if a in SHADES or b in SHADES else True
+    if k == 'size': return b in SIZE_OPPOSITES.get(a, ())
+    if k == 'position': return OPPOSITES.get(a) == b
+    return True   # count, material, shape: any other value
+
+def aligned_entities(name:str, ix:TargetIndex, lex:dict|None) -> set[int]:
+    "The target entities that are the asked one by its head noun: a phrase of theirs ends with the lemma of `name`'s last word."
+    nw = content_words(name)
+    head = word_lemma(nw[-1], lex) if nw else ''
+    return {int(o) for k, o in zip(ix.phrase_keys, ix.phrase_owner) if head and k and k[-1] == head}
+
+def aligned_contradiction(f:QuestionFields, ix:TargetIndex, lex:dict|None) -> bool:
+    """Whether the target's graph gives the entity with the asked one's head noun a value that `clashes` with the asked
+    attribute, and never the asked value ("blue" asked of "the coat", the target's coat is "red")."""
+    if f.kind != 'attribute' or not lex: return False
+    asked = [SAME_WORD.get(w, w) for w in _lemmas(content_words(f.attribute), lex)]
+    if not any(value_kind(w) for w in asked): return False
+    ents = aligned_entities(f.name or f.entity, ix, lex)
+    said = {SAME_WORD.get(w, w) for k, o in zip(ix.attribute_keys, ix.attribute_owner) if int(o) in ents for w in k}
+    return not set(asked) <= said and any(clashes(a, b) for a in asked for b in said)
+
 # %% ../nbs/03a_embedding_judge.ipynb #18d8dff9
 GRAPH_FEATURES = {
     'entity': ('name_match', 'identifier_match'),
@@ -586,8 +631,10 @@ class EmbeddingJudge(Judge):
                  calibration=None,            # a Calibration, a JSON path, or None: the packaged one
                  graphs=None,                 # callable texts -> SceneGraphs; None: the embedded configuration's extractor
                  batch_size:int=32,           # phrases per forward pass of the embedding model (see Phrase vectors)
-                 index_cache_size:int=4096):  # target texts whose index is kept (a batch of 128 caption pairs with 5 references holds ~900)
+                 index_cache_size:int=4096,   # target texts whose index is kept (a batch of 128 caption pairs with 5 references holds ~900)
+                 contradictions:bool=True):   # an attribute the target contradicts on the aligned entity scores CONTRADICTED_SCORE
         super().__init__(model)
+        self.contradictions = contradictions
         cal = calibration if isinstance(calibration, Calibration) else load_calibration(calibration)
         self.calibration = cal.check(model)
         self.vectors = PhraseVectors(model, batch_size)
@@ -605,13 +652,13 @@ class EmbeddingJudge(Judge):
         return self._lexicon
 
     @classmethod
-    def signature_for(cls, model:str|None=None, calibration=None) -> str:
-        "The signature of the judge these arguments make, without loading the model."
+    def signature_for(cls, model:str|None=None, calibration=None, contradictions:bool=True) -> str:
+        "The signature of the judge these arguments make, without loading the model (`+aligned`: the contradiction rule)."
         cal = calibration if isinstance(calibration, Calibration) else load_calibration(calibration)
-        return f"{cls.backend}:{Path(str(model or EMBEDDING_MODEL)).name}:{cal.tag}"
+        return f"{cls.backend}:{Path(str(model or EMBEDDING_MODEL)).name}:{cal.tag}" + ('+aligned' if contradictions else '')
 
     @property
-    def signature(self) -> str: return self.signature_for(self.model, self.calibration)
+    def signature(self) -> str: return self.signature_for(self.model, self.calibration, self.contradictions)
 
     def use_graphs(self, graphs):
         "Take target graphs from `graphs(texts) -> list[SceneGraph]` (PoSh passes its own extraction and cache)."
@@ -671,7 +718,18 @@ class EmbeddingJudge(Judge):
         "One score in [1, 5] per request, in order."
         X = self.features(requests)
         self.calls += len(X)
-        return [self.calibration.score(r.fields.kind, x, r.fields.direction) for r, x in zip(requests, X)]
+        out = [self.calibration.score(r.fields.kind, x, r.fields.direction) for r, x in zip(requests, X)]
+        for i in self.contradicted(requests): out[i] = CONTRADICTED_SCORE
+        return out
+
+    def contradicted(self, requests:list[JudgeRequest]) -> list[int]:
+        "The requests whose attribute the target contradicts on the aligned entity (`aligned_contradiction`); none when the rule is off."
+        if not self.contradictions: return []
+        keys = [(r.fields.target, r.fields.target_parts) for r in requests]
+        att = [i for i, r in enumerate(requests) if r.fields.kind == 'attribute']
+        if not att: return []
+        ix, lex = self.indexes([keys[i] for i in att]), self.lexicon
+        return [i for i in att if aligned_contradiction(requests[i].fields, ix[keys[i]], lex)]
 
     def generate(self, prompts:list[str], max_new_tokens:int=20) -> list[str]:
         raise BackendUnavailable("the embedding judge does not generate text: PoSh rewrites identifiers for it with the "

@@ -40,7 +40,7 @@ def judge_signature(judge, judge_kwargs:dict|None=None) -> str:
     backend, model = parse_judge_spec(judge)
     cls = backend_class(backend)
     if hasattr(cls, 'signature_for'):  # backends whose signature carries more than the model (embedding: calibration)
-        return cls.signature_for(model, **{k: v for k, v in (judge_kwargs or {}).items() if k == 'calibration'})
+        return cls.signature_for(model, **{k: v for k, v in (judge_kwargs or {}).items() if k in ('calibration', 'contradictions')})
     if model is None and backend == 'transformers': return f"transformers:{embedded_gguf_path().name}"
     return f"{backend}:{model_short_name(model)}"
 
