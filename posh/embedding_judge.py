@@ -20,8 +20,8 @@ __all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'AUXILIARIES', 'NOT_PLURALS', 'PAS
            'OPPOSITES', 'ABSTRACT_SEEDS', 'CONCRETE_SEEDS', 'TEXT_FEATURES', 'VECTOR_FEATURES', 'SAME_WORD', 'SHADES',
            'SIZE_OPPOSITES', 'SKY', 'CONTRADICTED_SCORE', 'GRAPH_FEATURES', 'FEATURES', 'CONTAINED', 'CONNECTIVES',
            'CALIBRATION_RESOURCE', 'PhraseVectors', 'norm_phrase', 'TargetIndex', 'load_lexicon', 'word_lemma',
-           'lemma_key', 'predicate_readings', 'contains_words', 'text_words', 'content_words', 'category_of',
-           'TargetText', 'text_words_of', 'text_features', 'value_kind', 'clashes', 'aligned_entities',
+           'lemma_key', 'predicate_readings', 'contains_words', 'text_words', 'content_words', 'head_lemma',
+           'category_of', 'TargetText', 'text_words_of', 'text_features', 'value_kind', 'clashes', 'aligned_entities',
            'aligned_contradiction', 'per_entity_max', 'lexical_match', 'entity_match', 'question_atoms',
            'attribute_lexical', 'relation_lexical', 'question_features', 'graph_features', 'Calibration',
            'load_calibration', 'fit_logistic', 'fit_calibration', 'EmbeddingJudge']
@@ -249,6 +249,11 @@ def content_words(s:str) -> list[str]:
     ws = text_words(s)
     return [w for w in ws if w not in STOPWORDS] or ws
 
+def head_lemma(name:str, lex:dict|None) -> str:
+    "The lemma of the last content word of an entity's name, its head noun ('' for none)."
+    nw = content_words(name)
+    return word_lemma(nw[-1], lex) if nw else ''
+
 def category_of(w:str) -> str|None:
     "The CATEGORIES kind of one word, or None."
     return next((c for c, ws in CATEGORIES.items() if w in ws), None)
@@ -334,7 +339,7 @@ def text_features(f:QuestionFields, # the question
         return once(('a', norm_phrase(name)), gap)
     name = f.name or f.entity
     nw = content_words(name)
-    head = word_lemma(nw[-1], lex) if nw else ''
+    head = head_lemma(name, lex)
     with_head = t.with_all([head]) if head else []
     head_in = float(head in t.all)
     if f.kind == 'entity':
@@ -391,8 +396,7 @@ def clashes(a:str, b:str) -> bool:
 
 def aligned_entities(name:str, ix:TargetIndex, lex:dict|None) -> set[int]:
     "The target entities that are the asked one by its head noun: a phrase of theirs ends with the lemma of `name`'s last word."
-    nw = content_words(name)
-    head = word_lemma(nw[-1], lex) if nw else ''
+    head = head_lemma(name, lex)
     return {int(o) for k, o in zip(ix.phrase_keys, ix.phrase_owner) if head and k and k[-1] == head}
 
 def aligned_contradiction(f:QuestionFields, ix:TargetIndex, lex:dict|None) -> bool:
