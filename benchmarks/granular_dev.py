@@ -6,6 +6,7 @@
     python benchmarks/granular_dev.py --cv 5 --fit my_fit.py:fit                  # out-of-fold: a judge fitted per fold
     python benchmarks/granular_dev.py --methods PoSh --json out.json              # PoSh only; rows also as JSON
     python benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --scope heads   # mistakes reach their function words
+    python benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --entity-spans mentions   # entities by whole mentions
 
 Data: data/granular_dev/granular_dev.jsonl (30 IIW-400 pairs with mistakes and omissions marked by annotators reading the texts; its README).
 Protocol: nbs/21's (posh.meta_eval): parser tokens, a token's score is the max over the elements overlapping it, ten
@@ -92,6 +93,7 @@ def main(argv=None):
     ap.add_argument('--seed', type=int, default=0, help='seed of the folds')
     ap.add_argument('--cache-dir', default=None, help="PoSh's answer cache folder (default: none, every answer fresh)")
     ap.add_argument('--scope', default=None, choices=['heads'], help="PoSh(scope=): 'heads' gives the generation's uncovered words to their head's elements")
+    ap.add_argument('--entity-spans', default=None, choices=['heads', 'mentions'], help="PoSh(entity_spans=): 'mentions' reports entities by whole mentions (default: the configuration's)")
     ap.add_argument('--json', default=None, help='also write the table rows to this JSON file')
     args = ap.parse_args(argv)
     if bool(args.cv) != bool(args.fit): ap.error('--cv and --fit go together')
@@ -108,7 +110,7 @@ def main(argv=None):
     jk = json.loads(args.judge_kwargs)
     if args.calibration: jk['calibration'] = args.calibration
     def make_metric(**over):
-        kw = dict(judge=args.judge, judge_kwargs=jk, threshold=args.threshold, cache_dir=args.cache_dir, scope=args.scope); kw.update(over)
+        kw = dict(judge=args.judge, judge_kwargs=jk, threshold=args.threshold, cache_dir=args.cache_dir, scope=args.scope, entity_spans=args.entity_spans); kw.update(over)
         return PoSh(args.config, **kw)
     metric = make_metric()
     emb, save = cached_embedder(args.embedder or EMBEDDED_EMBEDDER) if {'SGEmbed', '4GramEmbed'} & set(methods) else (None, None)

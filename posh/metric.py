@@ -18,15 +18,16 @@ from .backends import BACKENDS, make_judge, parse_judge_spec, backend_class
 
 # %% auto #0
 __all__ = ['CONFIGS', 'judge_can_rewrite', 'judge_signature', 'content_key', 'code_fingerprint', 'Cache', 'CachedJudge',
-           'check_pairs', 'element_from_dict', 'pair_from_dict', 'head_scopes', 'PoSh']
+           'check_pairs', 'element_from_dict', 'pair_from_dict', 'head_scopes', 'entity_head_spans', 'PoSh']
 
 # %% ../nbs/05_posh.ipynb #0dc476d5
 CONFIGS = {
     'embedded': dict(**EMBEDDED_GRAPHS, judge='embedding:all-MiniLM-L6-v2',
-                     threshold=2.0, rewrites='llm', batch_size=128),  # the judge: nbs/03a; large chunks fill its phrase batches
+                     threshold=2.0, rewrites='llm', batch_size=128,  # the judge: nbs/03a; large chunks fill its phrase batches
+                     entity_spans='heads'),       # an entity's words stop at its own modifiers (`entity_head_spans`)
     # the authors' code: rewrites used as the judge wrote them; with the vllm judge, their sampling and their cut
     'paper': dict(parser='en_core_web_trf', coref='maverick', rules='reference', judge='vllm:Qwen/Qwen3-14B',
-                  threshold=2.0, rewrites='raw', batch_size=16, judge_defaults={'vllm': dict(truncate='reference', sampling='reference')}),
+                  threshold=2.0, rewrites='raw', batch_size=16, entity_spans='mentions', judge_defaults={'vllm': dict(truncate='reference', sampling='reference')}),
 }
 
 def judge_can_rewrite(judge) -> bool:
@@ -214,6 +215,29 @@ def head_scopes(doc,             # the parsed text (a spaCy Doc) that the elemen
         for j in owners[h.head.i]: elements[j].scope.append(Span(t.text, t.idx, t.idx + len(t.text), sentence[t.i]))
     return elements
 
+# %% ../nbs/05_posh.ipynb #11b2a29e
+def _after_modifiers(s:Span, attrs:list) -> Span:
+    "The span `s` without the attribute spans `attrs` (sorted by start) that open it and end inside it."
+    if s.pieces: return s
+    a = s.start
+    for t in attrs:
+        if t.start <= a < t.end < s.end: a = t.end
+    if a == s.start: return s
+    while a < s.end and not s.text[a - s.start].isalnum(): a += 1   # the space or hyphen after the modifier
+    return s if a >= s.end else Span(s.text[a - s.start:], a, s.end, s.sentence)
+
+def entity_head_spans(elements:list, # one pair's elements (`Element`), both directions
+                     ) -> list:
+    "Cut each entity element's spans after the attribute elements of the same entity that open them ('glass shelf' -> 'shelf')."
+    own = {}
+    for e in elements:
+        if e.kind == 'attribute': own.setdefault((e.direction, e.reference, e.entity), []).extend(e.spans)
+    for e in elements:
+        if e.kind != 'entity': continue
+        attrs = sorted(own.get((e.direction, e.reference, e.entity), []), key=lambda t: t.start)
+        e.spans = [_after_modifiers(s, attrs) for s in e.spans]
+    return elements
+
 # %% ../nbs/05_posh.ipynb #bd553aa0
 class PoSh:
     "The PoSh metric: `PoSh(config='embedded'|'paper', **overrides).evaluate(generations, references)`."
@@ -229,6 +253,7 @@ class PoSh:
                  batch_size:int|None=None, # pairs judged together (and checkpointed together); None: the configuration's (embedded 128, paper 16)
                  judge_kwargs:dict|None=None, # passed to the judge backend (e.g. base_url for 'openai')
                  scope:str|None=None,     # granular mistakes: 'heads' gives uncovered words to their head's elements (`head_scopes`); None: spans only (paper)
+                 entity_spans:str|None=None, # 'heads': an entity's spans without its own leading attributes (`entity_head_spans`); 'mentions': whole mentions (paper); None: the configuration's
                  progress:bool=False):    # progress bar on stderr
         if config not in CONFIGS: raise ValueError(f"unknown config {config!r}: choose one of {sorted(CONFIGS)}")
         c = dict(CONFIGS[config])
@@ -242,6 +267,8 @@ class PoSh:
         self.weights = check_weights(weights)
         if scope not in (None, 'heads'): raise ValueError(f"scope must be None or 'heads', not {scope!r}")
         self.scope = scope
+        self.entity_spans = c.get('entity_spans', 'mentions') if entity_spans is None else entity_spans
+        if self.entity_spans not in ('heads', 'mentions'): raise ValueError(f"entity_spans must be 'heads' or 'mentions', not {self.entity_spans!r}")
         self.prompts = load_prompts()
         self.cache = Cache(cache_dir) if cache_dir is not None else None
         batch_size = c.get('batch_size', 16) if batch_size is None else batch_size
@@ -280,6 +307,7 @@ class PoSh:
                 f"threshold:{self.threshold:g}|prompts:{self.prompts.version}|"
                 f"score:{self.score_mode}|weights:{w}|refs:joined+mean"
                 + (f'|rewrite:{self.rewrite}' if self.rewrite in ('rule', 'raw') else '')
+                + ('|spans:heads' if self.entity_spans == 'heads' else '')
                 + (f'|scope:{self.scope}' if self.scope else ''))
 
     def _graph_key(self, text:str) -> str:
@@ -348,6 +376,8 @@ class PoSh:
                           "were cut to its first max_model_len - 1 tokens, as the authors' code cuts them (the question at "
                           "the end is lost); the `truncated` field (column) counts them per pair. Pass "
                           "judge_kwargs={'truncate': None} to get an error instead", stacklevel=2)
+        if granular and self.entity_spans == 'heads':
+            for sc in out: entity_head_spans(sc.elements)
         if granular and self.scope == 'heads':   # the generations parsed as the protocol parses them (whole, as given)
             uniq = list(dict.fromkeys(gens))
             docs = dict(zip(uniq, self.extractor.nlp.pipe(uniq)))
