@@ -221,10 +221,10 @@ def _after_modifiers(s:Span, attrs:list) -> Span:
     if s.pieces: return s
     a = s.start
     for t in attrs:
-        if t.start <= a < t.end < s.end: a = t.end
-    if a == s.start: return s
-    while a < s.end and not s.text[a - s.start].isalnum(): a += 1   # the space or hyphen after the modifier
-    return s if a >= s.end else Span(s.text[a - s.start:], a, s.end, s.sentence)
+        if t.start <= a < t.end < s.end:
+            a = t.end
+            while a < s.end and not s.text[a - s.start].isalnum(): a += 1   # the space or hyphen after the modifier
+    return s if a == s.start or a >= s.end else Span(s.text[a - s.start:], a, s.end, s.sentence)
 
 def entity_head_spans(elements:list, # one pair's elements (`Element`), both directions
                      ) -> list:
