@@ -16,9 +16,10 @@ from .experiments import evaluate_unique
 
 
 # %% auto #0
-__all__ = ['FITTED', 'PROBE_RESOURCE', 'PROBE_TEXT_FEATURES', 'neutral_calibration', 'RecordingJudge', 'LabelledQuestion',
-           'head_span', 'element_marked', 'element_questions', 'labelled_questions', 'probe_features',
-           'probe_calibration', 'extended_map', 'fit_judge_calibration', 'labelled_coarse']
+__all__ = ['FITTED', 'PROBE_RESOURCE', 'PROBE_TEXT_FEATURES', 'REBIASED', 'neutral_calibration', 'RecordingJudge',
+           'LabelledQuestion', 'head_span', 'element_marked', 'element_questions', 'labelled_questions',
+           'probe_features', 'probe_calibration', 'extended_map', 'fit_offset_bias', 'fitted_map',
+           'fit_judge_calibration', 'labelled_coarse']
 
 # %% ../nbs/14_judge_fit.ipynb #jf000007
 def neutral_calibration() -> Calibration:
@@ -97,6 +98,7 @@ PROBE_RESOURCE = 'resources/embedding_judge_calibration_probe.json'   # fitted o
 PROBE_TEXT_FEATURES = ('attribute_contradicted', 'side_contradicted',   # the text features the probe's map is fitted on:
                        'attribute_in_text', 'attribute_with_entity',    # the contradictions, and the lexical ones of
                        'predicate_with_ends', 'ends_together')          # attributes and relations (no entity's: nbs/14)
+REBIASED = ('recall.relation',)   # maps with the probe's weights and a bias fitted on the human labels (below)
 
 def probe_features(kind:str, x:Sequence[float]) -> list[float]:
     "The features of a question as the probe's map reads them: the graph's, and of the text's only PROBE_TEXT_FEATURES (the others 0)."
@@ -113,26 +115,49 @@ def extended_map(cal:Calibration, kind:str) -> tuple[list[float], float]:
         raise ValueError(f"calibration {cal.tag}: its {kind} features {have} are not the first of {list(FEATURES[kind])}")
     return list(cal.weights[kind]) + [0.0] * (len(FEATURES[kind]) - len(have)), cal.bias[kind]
 
+def fit_offset_bias(z:Sequence[float], # each question's score under fixed weights, `w . x`
+                    y:Sequence[float], # its 0/1 label
+                    iters:int=100) -> float:
+    "The bias `b` of the most likely `P(supported) = sigmoid(b + z)`: a logistic fit of the intercept alone, `z` held fixed."
+    z, y, b = np.asarray(z, float), np.asarray(y, float), 0.0
+    for _ in range(iters):
+        p = 1 / (1 + np.exp(-np.clip(b + z, -30, 30)))
+        step = (p - y).sum() / max((p * (1 - p)).sum(), 1e-12)
+        b -= step
+        if abs(step) < 1e-10: break
+    return b
+
+def fitted_map(questions:Sequence[LabelledQuestion], direction:str, kind:str,
+               base:Calibration|None, # None: fit weights and bias; else keep `base`'s weights and fit the bias alone
+               l2:float=1.0) -> tuple[list[float], float]:
+    "The map of one direction and kind fitted on the human labels of its questions."
+    rows = [q for q in questions if q.direction == direction and q.kind == kind]
+    y = [float(q.supported) for q in rows]
+    if len(set(y)) < 2:
+        raise ValueError(f"{direction} {kind} questions: need both supported and unsupported ones to fit, got "
+                         f"{len(rows)} with labels {sorted(set(y))}")
+    if base is None: return fit_logistic([q.features for q in rows], y, l2)
+    w, _ = extended_map(base, kind)
+    return w, fit_offset_bias([float(np.dot(w, q.features)) for q in rows], y)
+
 def fit_judge_calibration(questions:Sequence[LabelledQuestion], # `labelled_questions` of the training items
                           version:str,                           # the calibration's version
                           fitted:Sequence[str]=FITTED,           # directions fitted on the questions' labels
                           base:Calibration|None=None,            # the maps of the other directions (None: `probe_calibration()`)
                           l2:float=1.0,                          # L2 penalty of the logistic fits
+                          rebiased:Sequence[str]=REBIASED,       # maps ('direction.kind') with `base`'s weights, their bias fitted
                           fitted_on:str='') -> Calibration:
     """One logistic map per direction and kind, `P(supported) = sigmoid(b + w . x)`: fitted on human labels for the
-    directions `fitted`, taken from `base` (extended with zero weights) for the others."""
+    directions `fitted`, taken from `base` (extended with zero weights) for the others. A map named in `rebiased`
+    keeps `base`'s weights and gets the bias that fits the human labels of its questions best (`fit_offset_bias`)."""
     W, B = {}, {}
-    base = probe_calibration() if base is None and set(fitted) != {'precision', 'recall'} else base
+    if bad := sorted(set(rebiased) - {f"{d}.{k}" for d in ('precision', 'recall') for k in FEATURES}):
+        raise ValueError(f"rebiased: {bad} are not maps of the form 'direction.kind' (e.g. 'precision.relation')")
+    base = probe_calibration() if base is None else base
     for d in ('precision', 'recall'):
         for k in FEATURES:
-            if d not in fitted: w, b = extended_map(base, k)
-            else:
-                rows = [q for q in questions if q.direction == d and q.kind == k]
-                y = [float(q.supported) for q in rows]
-                if len(set(y)) < 2:
-                    raise ValueError(f"{d} {k} questions: need both supported and unsupported ones to fit, got "
-                                     f"{len(rows)} with labels {sorted(set(y))}")
-                w, b = fit_logistic([q.features for q in rows], y, l2)
+            if d not in fitted and f"{d}.{k}" not in rebiased: w, b = extended_map(base, k)
+            else: w, b = fitted_map(questions, d, k, base if f"{d}.{k}" in rebiased else None, l2)
             W[f"{d}.{k}"], B[f"{d}.{k}"] = [round(float(x), 6) for x in w], round(float(b), 6)
     return Calibration(str(version), EMBEDDING_MODEL, W, B, fitted_on=fitted_on)
 
