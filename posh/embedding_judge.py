@@ -599,16 +599,20 @@ def load_calibration(path:str|os.PathLike|None=None, # a JSON file; None: the pa
     d = json.loads(text)
     return Calibration(str(d['version']), d['model'], d['weights'], d['bias'], d['features'], d.get('fitted_on', ''))
 
-def fit_logistic(X, y, l2:float=1.0, iters:int=100) -> tuple[np.ndarray, float]:
+def fit_logistic(X, y, l2:float=1.0, iters:int=100,
+                 offset=None, # a fixed term added to every row's logit (`P = sigmoid(b + w . x + offset)`); None: 0
+                ) -> tuple[np.ndarray, float]:
     "Weights and bias of an L2-regularised logistic regression (Newton's method; the bias is not penalised)."
     X, y = np.asarray(X, float), np.asarray(y, float)
     if X.ndim != 2 or len(X) != len(y) or not set(np.unique(y)) <= {0.0, 1.0}:
         raise ValueError(f"fit_logistic needs a 2-d X and 0/1 labels of the same length, got {X.shape} and {y.shape}")
+    off = np.zeros(len(y)) if offset is None else np.asarray(offset, float)
+    if off.shape != y.shape: raise ValueError(f"fit_logistic: offset has shape {off.shape}, the labels {y.shape}")
     Z = np.hstack([X, np.ones((len(X), 1))])
     w, R = np.zeros(Z.shape[1]), np.eye(Z.shape[1]) * l2
     R[-1, -1] = 0
     for _ in range(iters):
-        p = 1 / (1 + np.exp(-np.clip(Z @ w, -30, 30)))
+        p = 1 / (1 + np.exp(-np.clip(Z @ w + off, -30, 30)))
         step = np.linalg.solve((Z * (p * (1 - p))[:, None]).T @ Z + R + 1e-9 * np.eye(len(w)), Z.T @ (p - y) + R @ w)
         w -= step
         if np.abs(step).max() < 1e-9: break

@@ -18,8 +18,8 @@ from .experiments import evaluate_unique
 # %% auto #0
 __all__ = ['FITTED', 'PROBE_RESOURCE', 'PROBE_TEXT_FEATURES', 'REBIASED', 'neutral_calibration', 'RecordingJudge',
            'LabelledQuestion', 'head_span', 'element_marked', 'element_questions', 'labelled_questions',
-           'probe_features', 'probe_calibration', 'extended_map', 'fit_offset_bias', 'fitted_map',
-           'fit_judge_calibration', 'labelled_coarse']
+           'probe_features', 'probe_calibration', 'extended_map', 'fitted_map', 'fit_judge_calibration',
+           'labelled_coarse']
 
 # %% ../nbs/14_judge_fit.ipynb #jf000007
 def neutral_calibration() -> Calibration:
@@ -115,18 +115,6 @@ def extended_map(cal:Calibration, kind:str) -> tuple[list[float], float]:
         raise ValueError(f"calibration {cal.tag}: its {kind} features {have} are not the first of {list(FEATURES[kind])}")
     return list(cal.weights[kind]) + [0.0] * (len(FEATURES[kind]) - len(have)), cal.bias[kind]
 
-def fit_offset_bias(z:Sequence[float], # each question's score under fixed weights, `w . x`
-                    y:Sequence[float], # its 0/1 label
-                    iters:int=100) -> float:
-    "The bias `b` of the most likely `P(supported) = sigmoid(b + z)`: a logistic fit of the intercept alone, `z` held fixed."
-    z, y, b = np.asarray(z, float), np.asarray(y, float), 0.0
-    for _ in range(iters):
-        p = 1 / (1 + np.exp(-np.clip(b + z, -30, 30)))
-        step = (p - y).sum() / max((p * (1 - p)).sum(), 1e-12)
-        b -= step
-        if abs(step) < 1e-10: break
-    return b
-
 def fitted_map(questions:Sequence[LabelledQuestion], direction:str, kind:str,
                base:Calibration|None, # None: fit weights and bias; else keep `base`'s weights and fit the bias alone
                l2:float=1.0) -> tuple[list[float], float]:
@@ -137,8 +125,8 @@ def fitted_map(questions:Sequence[LabelledQuestion], direction:str, kind:str,
         raise ValueError(f"{direction} {kind} questions: need both supported and unsupported ones to fit, got "
                          f"{len(rows)} with labels {sorted(set(y))}")
     if base is None: return fit_logistic([q.features for q in rows], y, l2)
-    w, _ = extended_map(base, kind)
-    return w, fit_offset_bias([float(np.dot(w, q.features)) for q in rows], y)
+    w, _ = extended_map(base, kind)   # the bias alone: a fit with no features and `w . x` as a fixed offset
+    return w, fit_logistic(np.zeros((len(rows), 0)), y, offset=[float(np.dot(w, q.features)) for q in rows])[1]
 
 def fit_judge_calibration(questions:Sequence[LabelledQuestion], # `labelled_questions` of the training items
                           version:str,                           # the calibration's version
@@ -149,7 +137,8 @@ def fit_judge_calibration(questions:Sequence[LabelledQuestion], # `labelled_ques
                           fitted_on:str='') -> Calibration:
     """One logistic map per direction and kind, `P(supported) = sigmoid(b + w . x)`: fitted on human labels for the
     directions `fitted`, taken from `base` (extended with zero weights) for the others. A map named in `rebiased`
-    keeps `base`'s weights and gets the bias that fits the human labels of its questions best (`fit_offset_bias`)."""
+    keeps `base`'s weights and gets the bias that fits the human labels of its questions best (`fit_logistic` with
+    no features and their `w . x` as its offset)."""
     W, B = {}, {}
     if bad := sorted(set(rebiased) - {f"{d}.{k}" for d in ('precision', 'recall') for k in FEATURES}):
         raise ValueError(f"rebiased: {bad} are not maps of the form 'direction.kind' (e.g. 'precision.relation')")

@@ -46,8 +46,8 @@ def main(argv=None):
     items = sorted({q.item for q in qs})
     cal = fit_judge_calibration(qs, args.version, l2=args.l2, fitted_on=(
         f"granular dev set (data/granular_dev, human labels): {len(items)} IIW-400 pairs, {len(qs)} questions; "
-        f"maps of the {', '.join(FITTED)} direction fitted on them; the others the probe map ({probe_calibration().tag}), "
-        f"of which {', '.join(REBIASED)} with its bias fitted on them; l2 {args.l2}; tools/fit_judge.py"))
+        f"maps of the {', '.join(FITTED)} direction fitted on them; the others the probe map ({probe_calibration().tag})"
+        + (f", of which {', '.join(REBIASED)} with its bias fitted on them" if REBIASED else '') + f"; l2 {args.l2}; tools/fit_judge.py"))
     Path(args.out).write_text(json.dumps(cal.to_dict(), indent=1) + '\n', encoding='utf-8')
     print(f"wrote {args.out}: {cal.tag}")
 
