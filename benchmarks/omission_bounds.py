@@ -6,32 +6,24 @@ labels.
     OMP_NUM_THREADS=2 .venv/bin/python benchmarks/omission_bounds.py --threshold 1   # every element asked
 
 Data: data/granular_dev/granular_dev.jsonl (30 IIW-400 pairs, omissions marked by annotators reading the texts).
-An element is *marked* when one of its spans overlaps an omission span. "Not asked": an attribute of an entity the
+An element is *marked* when an omission span lies under it (`posh.judge_fit.element_marked`, the fit's labels). "Not asked": an attribute of an entity the
 judge found absent, or a relation with an absent end; PoSh scores those 1 without a question (DESIGN 3.2, pass 3).
 The oracles are bounds, not methods: they read the labels. "oracle X" scores the chosen elements 1 when marked and 5
 when not, leaves the others as the judge scored them, and runs the granular protocol (posh.meta_eval, nbs/21) on the
 omissions. The tokens no element covers score 5 whatever the judge does, so no oracle here reaches 1.
 """
 import argparse, collections, dataclasses, sys
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-ORACLES = {   # name -> which recall elements the oracle rescores from the labels
-    'every element': lambda e: True,
-    'entities': lambda e: e.kind == 'entity',
-    'attributes': lambda e: e.kind == 'attribute',
-    'relations': lambda e: e.kind == 'relation',
-    'elements not asked': lambda e: e.kind != 'entity' and not e.asked,
-    'unmarked elements only (to 5)': lambda e: None,   # special-cased: only the false alarms fixed
+ORACLES = {   # name -> (element, marked) -> the oracle's score of a recall element, or None: the judge's score kept
+    'every element': lambda e, hit: 1.0 if hit else 5.0,
+    'entities': lambda e, hit: (1.0 if hit else 5.0) if e.kind == 'entity' else None,
+    'attributes': lambda e, hit: (1.0 if hit else 5.0) if e.kind == 'attribute' else None,
+    'relations': lambda e, hit: (1.0 if hit else 5.0) if e.kind == 'relation' else None,
+    'elements not asked': lambda e, hit: (1.0 if hit else 5.0) if e.kind != 'entity' and not e.asked else None,
+    'unmarked elements only (to 5)': lambda e, hit: None if hit else 5.0,   # only the false alarms mended
 }
-
-
-def marked(e, spans) -> bool:
-    "Whether an element's words overlap one of the omission spans (start, end)."
-    from posh.meta_eval import _spans_of
-    return any(a < d and b > c for a, b in _spans_of(e) for c, d in spans)
 
 
 def recall_elements(s):
@@ -39,18 +31,15 @@ def recall_elements(s):
     return [e for e in s.elements if e.direction == 'recall' and e.counted and (e.reference or 0) == 0]
 
 
-def rescored(dev, pair_scores, which):
-    "The pair scores with the chosen recall elements rescored from the labels (1 marked, 5 not)."
+def rescored(dev, pair_scores, oracle):
+    "The pair scores with each recall element the oracle scores (`ORACLES`) given that score."
+    from posh.judge_fit import element_marked
     out = {}
     for a, s in zip(dev, pair_scores):
-        spans = [(o.start, o.end) for o in a.omissions]
         els = []
         for e in s.elements:
-            if e.direction == 'recall':
-                hit = marked(e, spans)
-                if which == 'unmarked elements only (to 5)':
-                    if not hit: e = dataclasses.replace(e, score=5.0, asked=True)
-                elif ORACLES[which](e): e = dataclasses.replace(e, score=1.0 if hit else 5.0, asked=True)
+            if e.direction == 'recall' and (sc := oracle(e, element_marked(e, a.omissions))) is not None:
+                e = dataclasses.replace(e, score=sc, asked=True)
             els.append(e)
         out[a.key] = dataclasses.replace(s, elements=els)
     return out
@@ -64,6 +53,7 @@ def main(argv=None):
     from posh.metric import PoSh
     from posh.experiments import granular_scores, granular_table
     from posh.meta_eval import posh_token_scores, auroc
+    from posh.judge_fit import element_marked
     dev = load_granular_dev()
     m = PoSh('embedded', threshold=args.threshold)
     gs = granular_scores(m, dev, ['PoSh'])
@@ -74,27 +64,27 @@ def main(argv=None):
         for asked in ((None,) if kind == 'entity' else (True, False)):
             y, x = [], []
             for a, s in zip(dev, gs.pair_scores):
-                spans = [(o.start, o.end) for o in a.omissions]
                 for e in recall_elements(s):
                     if e.kind == kind and (asked is None or e.asked == asked):
-                        y.append(marked(e, spans)); x.append(-e.score)
+                        y.append(element_marked(e, a.omissions)); x.append(-e.score)
             name = kind + ('' if asked is None else ', asked' if asked else ', not asked (scored 1)')
             au = f"{auroc(y, x):.3f}" if asked is not False and 0 < sum(y) < len(y) else '(all 1)'
             print(f"| {name} | {len(y)} | {np.mean(y):.3f} | {au} |")
     why = collections.Counter()
     for a, s in zip(dev, gs.pair_scores):
-        spans = [(o.start, o.end) for o in a.omissions]
+        marked = lambda e: element_marked(e, a.omissions)
         ents = {e.entity: e for e in recall_elements(s) if e.kind == 'entity'}
         for e in recall_elements(s):
             if e.kind == 'entity' or e.asked or not e.spans: continue
             ends = [ents.get(e.entity)] + ([ents.get(e.object)] if e.kind == 'relation' else [])
             absent = [x for x in ends if x is not None and not x.present]
-            why[(e.kind, 'marked' if marked(e, spans) else 'unmarked',
-                 'an absent end marked' if any(marked(x, spans) for x in absent) else 'no absent end marked')] += 1
+            why[(e.kind, 'marked' if marked(e) else 'unmarked',
+                 'an absent end marked' if any(marked(x) for x in absent) else 'no absent end marked')] += 1
     print('\nNot asked, with words in the reference: the element / its absent entity, marked or not\n')
     print('| kind | element | its absent entity | n |\n|---|---|---|---|')
     for (k, el, en), n in sorted(why.items()): print(f"| {k} | {el} | {en} | {n} |")
-    for name in ORACLES: gs.scores[f"oracle: {name}"] = posh_token_scores(gs.labels, rescored(dev, gs.pair_scores, name))
+    for name, oracle in ORACLES.items():
+        gs.scores[f"oracle: {name}"] = posh_token_scores(gs.labels, rescored(dev, gs.pair_scores, oracle))
     for k in gs.scores: gs.signatures.setdefault(k, k)
     t = granular_table(gs, ())
     t = t[t.task == 'omissions']
