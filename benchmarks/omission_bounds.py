@@ -67,6 +67,7 @@ def main(argv=None):
                 for e in recall_elements(s):
                     if e.kind == kind and (asked is None or e.asked == asked):
                         y.append(element_marked(e, a.omissions)); x.append(-e.score)
+            if not y: continue   # none of this group (every element asked: --threshold 1)
             name = kind + ('' if asked is None else ', asked' if asked else ', not asked (scored 1)')
             au = f"{auroc(y, x):.3f}" if asked is not False and 0 < sum(y) < len(y) else '(all 1)'
             print(f"| {name} | {len(y)} | {np.mean(y):.3f} | {au} |")
