@@ -247,7 +247,7 @@ def _as(lex, word:str, pos:str) -> str|None:
     return None
 
 def repair_parse(doc, lex:dict|None) -> list[str]:
-    "Fix two frequent errors of the small parser in place (`lex`: `wordnet_lexicon(nlp)`); return what was changed."
+    "Fix four frequent errors of the small parser in place (`lex`: `wordnet_lexicon(nlp)`); return what was changed."
     done = []
     if lex is None: return done
     for sent in doc.sents:
@@ -272,7 +272,7 @@ def repair_parse(doc, lex:dict|None) -> list[str]:
                 continue
             if (t.pos_ == 'ADJ' and t.dep_ in ('amod', 'compound') or t.pos_ == 'NOUN' and t.dep_ == 'amod') and \
                t.head.pos_ == 'NOUN' and t.head.i == t.i + 1 and t.lower_ not in lex['adj'] and \
-               t.lower_ in lex['noun'] and t.lower_ not in COLOURS:
+               t.lower_ in lex['noun'] and t.lower_ not in COLOURS and t.tag_ not in ('JJR', 'JJS'):   # not "lighter shades"
                 t.pos_, t.dep_ = 'NOUN', 'compound'
                 done.append(f"{t.text} {t.head.text}: modifier -> compound noun")
         # 3. a participle read as a clause inside a prepositional phrase: "a hole in rotting slats"
@@ -284,6 +284,16 @@ def repair_parse(doc, lex:dict|None) -> list[str]:
                 o.head, o.dep_ = p, 'pobj'
                 t.head, t.dep_, t.pos_ = o, 'amod', 'ADJ'
                 done.append(f"{t.text} {o.text}: clause -> adjective")
+        # 4. a relative "that" read as the determiner of a noun that is a verb: "lighter shades that contrast with the water"
+        for t in sent:
+            d = t.doc[t.i - 1] if t.i >= 2 else None
+            if d is None or d.lower_ != 'that' or d.dep_ != 'det' or d.head.i != t.i or t.tag_ != 'NN': continue
+            before, verb = t.doc[t.i - 2], _as(lex, t.lower_, 'verb')
+            if verb == t.lower_ and before.pos_ in NOUNS and before.tag_ in ('NNS', 'NNPS') and \
+               any(c.dep_ == 'prep' for c in t.children):   # a plural noun, then the verb's plain form with a preposition
+                t.pos_, t.tag_, t.lemma_, t.dep_, t.head = 'VERB', 'VBP', verb, 'relcl', before
+                d.pos_, d.dep_ = 'PRON', 'nsubj'
+                done.append(f"that {t.text}: determiner and noun -> relative pronoun and verb")
     return done
 
 # %% ../nbs/01_graphs.ipynb #b2c0be01
@@ -476,7 +486,9 @@ class _Builder:
         if p.dep_ != 'pobj': return None
         h = p.head.head
         if h.pos_ in NOUNS: return h
-        if h.pos_ == 'VERB': return next(iter(_subjects(h)), None)
+        if h.pos_ in ('VERB', 'AUX'):   # "spray-painted in pale blue": a participle after "is" takes that verb's subject
+            subs = _subjects(h) or (_subjects(h.head) if h.dep_ in ('acomp', 'oprd') and h.head.pos_ in ('VERB', 'AUX') else [])
+            return next(iter(subs), None)
         return None
 
     def _non_entities(self):
@@ -545,6 +557,12 @@ class _Builder:
                 self.alias[t.i] = t.head.head.i
             if t.dep_ == 'attr' and t.pos_ in NOUNS and t.head.lemma_ == 'be' and t.i not in self.alias:
                 subs = [c for c in t.head.children if c.dep_ in ('nsubj', 'nsubjpass') and self._is_head(c, False)]
+                if subs and subs[0].lower_ not in RELATIVE:
+                    self.alias[t.i] = subs[0].i
+                    if t.i not in self.prop_nouns: self.attr_nouns.add(t.i)
+            elif t.pos_ in NOUNS and t.dep_ in ('ccomp', 'xcomp', 'oprd') and t.head.pos_ in ('VERB', 'AUX') and \
+                 t.i not in self.alias:   # a verbless small clause: "making it a focal point" predicates "point" of "it"
+                subs = [c for c in t.children if c.dep_ == 'nsubj' and c.i < t.i and self._is_head(c, False)]
                 if subs and subs[0].lower_ not in RELATIVE:
                     self.alias[t.i] = subs[0].i
                     if t.i not in self.prop_nouns: self.attr_nouns.add(t.i)
