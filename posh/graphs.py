@@ -504,10 +504,13 @@ class _Builder:
                 self.skip.add(t.i); self.prop_nouns.add(t.i)
                 o = self._owner(t)
                 if o is not None: self.alias[t.i] = o.i
-            elif lem in COLOURS and t.pos_ == 'NOUN':     # "a ring of green", "rimmed with shiny black"
+            elif lem in COLOURS and (t.pos_ == 'NOUN' or t.pos_ == 'PROPN' and t.text.islower()):
+                # "a ring of green", "rimmed with shiny black", "shades of brown" (a colour the parser calls a name)
                 self.skip.add(t.i)
                 chain = [c for c in _conjuncts(t) if c.pos_ in NOUNS and c.lemma_.lower() not in COLOURS]
-                o = chain[0] if chain else self._prep_owner(t)
+                of = next((c for c in t.children if c.dep_ == 'prep' and c.lower_ == 'of'), None)
+                y = next((c for c in of.children if c.dep_ == 'pobj' and c.pos_ in NOUNS), None) if of is not None else None
+                o = chain[0] if chain else y if y is not None else self._prep_owner(t)   # y: "the faded brown of the steps"
                 if o is not None: self.alias[t.i] = o.i; self.attr_nouns.add(t.i)
             elif t.pos_ == 'PROPN' and (t.ent_type_ in ('GPE', 'LOC') or (t.dep_ == 'pobj' and (t.head.lower_ == 'as' or
                                          t.head.lower_ == 'of' and t.ent_type_ in ('PERSON', 'ORG', 'NORP')))):
