@@ -495,6 +495,7 @@ class _Builder:
         "Nouns that name no depicted thing: photo words, property nouns, colours, places, light as circumstance, abstractions."
         for t in self.doc:
             if t.pos_ not in NOUNS: continue
+            if not any(ch.isalnum() for ch in t.text): self.skip.add(t.i); continue   # punctuation the parser calls a noun ("mid-cheek")
             low, lem = t.lower_, t.lemma_.lower()
             if (lem in PHOTO_NOUNS or _close_up(t)) and not (lem == 'frame' and any(c.dep_ in ('poss', 'prep') and
                                                                  (c.dep_ == 'poss' or c.lower_ == 'of') for c in t.children)):
