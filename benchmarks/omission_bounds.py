@@ -1,6 +1,6 @@
 """Where the embedded judge's omissions figure is lost: the granular dev set's reference elements, by kind and by whether
 they were asked, against the human omission spans; and in-sample bounds (oracles) that rescore some elements from the
-labels.
+labels. Last, the same bounds for the mistakes and their `contradicted` spans.
 
     OMP_NUM_THREADS=2 .venv/bin/python benchmarks/omission_bounds.py            # the embedded default
     OMP_NUM_THREADS=2 .venv/bin/python benchmarks/omission_bounds.py --threshold 1   # every element asked
@@ -10,7 +10,9 @@ An element is *marked* when an omission span lies under it (`posh.judge_fit.elem
 judge found absent, or a relation with an absent end; PoSh scores those 1 without a question (DESIGN 3.2, pass 3).
 The oracles are bounds, not methods: they read the labels. "oracle X" scores the chosen elements 1 when marked and 5
 when not, leaves the others as the judge scored them, and runs the granular protocol (posh.meta_eval, nbs/21) on the
-omissions. The tokens no element covers score 5 whatever the judge does, so no oracle here reaches 1.
+omissions. The tokens no element covers score 5 whatever the judge does, so no oracle here reaches 1. The mistakes'
+oracles rescore the generation's elements the same way against the marked mistakes (either label), or against the
+`contradicted` spans alone.
 """
 import argparse, collections, dataclasses, sys
 
@@ -31,14 +33,25 @@ def recall_elements(s):
     return [e for e in s.elements if e.direction == 'recall' and e.counted and (e.reference or 0) == 0]
 
 
-def rescored(dev, pair_scores, oracle):
-    "The pair scores with each recall element the oracle scores (`ORACLES`) given that score."
+MISTAKE_ORACLES = {   # name -> (the marked spans of an annotation, (element, marked) -> score or None), for the generation
+    'every element, by the marked mistakes': (lambda a: a.mistakes, ORACLES['every element']),
+    'contradicted elements alone to 1': (lambda a: contradicted_spans(a), lambda e, hit: 1.0 if hit else None),
+}
+
+
+def contradicted_spans(a):
+    "The mistake spans of an annotation labelled `contradicted`."
+    return [s for s, l in zip(a.mistakes, a.mistake_labels) if l == 'contradicted']
+
+
+def rescored(dev, pair_scores, oracle, direction='recall', marked=lambda a: a.omissions):
+    "The pair scores with each element of `direction` the oracle scores (`ORACLES`) given that score, against the spans `marked(a)`."
     from posh.judge_fit import element_marked
     out = {}
     for a, s in zip(dev, pair_scores):
         els = []
         for e in s.elements:
-            if e.direction == 'recall' and (sc := oracle(e, element_marked(e, a.omissions))) is not None:
+            if e.direction == direction and (sc := oracle(e, element_marked(e, marked(a)))) is not None:
                 e = dataclasses.replace(e, score=sc, asked=True)
             els.append(e)
         out[a.key] = dataclasses.replace(s, elements=els)
@@ -92,6 +105,13 @@ def main(argv=None):
     print('\nOmissions, in-sample (PoSh as it scores; the oracles read the labels)\n')
     print('| scores | omissions F1 | omissions AUROC |\n|---|---|---|')
     for _, r in t.iterrows(): print(f"| {r.method} | {r.f1:.3f} | {r.auroc:.3f} |")
+    from posh.meta_eval import evaluate_granular, evaluate_mistake_label
+    print('\nMistakes, in-sample (PoSh as it scores; the oracles read the labels)\n')
+    print('| scores | mistakes F1 / AUROC | contradicted F1 / AUROC |\n|---|---|---|')
+    for name, (spans, oracle) in {'PoSh': (None, None), **MISTAKE_ORACLES}.items():
+        sc = gs.scores['PoSh'] if oracle is None else posh_token_scores(gs.labels, rescored(dev, gs.pair_scores, oracle, 'precision', spans))
+        mi, co = evaluate_granular(gs.labels, sc)['mistakes'], evaluate_mistake_label(dev, gs.labels, sc, 'contradicted')
+        print(f"| {name if oracle is None else 'oracle: ' + name} | {mi.best_f1:.3f} / {mi.auroc:.3f} | {co.best_f1:.3f} / {co.auroc:.3f} |")
 
 
 if __name__ == '__main__':

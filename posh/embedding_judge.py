@@ -4,7 +4,7 @@
 
 # %% ../nbs/03a_embedding_judge.ipynb #fe7f4e52
 from __future__ import annotations
-import hashlib, json, math, os, re
+import functools, hashlib, json, math, os, re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from importlib import resources
@@ -23,8 +23,9 @@ __all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'AUXILIARIES', 'NOT_PLURALS', 'PAS
            'lemma_key', 'predicate_readings', 'contains_words', 'text_words', 'content_words', 'head_lemma',
            'category_of', 'TargetText', 'text_words_of', 'text_features', 'value_kind', 'clashes', 'aligned_entities',
            'aligned_contradiction', 'per_entity_max', 'lexical_match', 'entity_match', 'question_atoms',
-           'attribute_lexical', 'relation_lexical', 'question_features', 'graph_features', 'Calibration',
-           'load_calibration', 'fit_logistic', 'fit_calibration', 'EmbeddingJudge']
+           'attribute_lexical', 'relation_lexical', 'question_features', 'graph_features', 'quadratic_pairs',
+           'quadratic_terms', 'features_used', 'Calibration', 'load_calibration', 'fit_logistic', 'fit_quadratic',
+           'fit_calibration', 'EmbeddingJudge']
 
 # %% ../nbs/03a_embedding_judge.ipynb #96a63c00
 EMBEDDING_MODEL = 'all-MiniLM-L6-v2'
@@ -170,11 +171,13 @@ def _lookup_lemma(w:str, lex:dict) -> str:
     if w in lex['noun_exc']: return lex['noun_exc'][w][0]
     if w in lex['verb_exc'] and w not in nouns: return lex['verb_exc'][w][0]     # 'left' stays a direction
     for suf, rep in _ED_ING:                                                    # participles and gerunds: their verb
+        if (suf, rep) == ('ed', 'e') and w in nouns: continue                   # 'weed', 'seed': no 'wee', 'see'
         if w.endswith(suf) and len(w) > len(suf) + 1 and (v := w[:len(w) - len(suf)] + rep) in verbs: return v
     if w in NOT_PLURALS: return w
+    if w.endswith('men') and w not in nouns and (n := w[:-3] + 'man') in nouns: return n   # 'women', 'firemen'
     if len(w) > 3 and w.endswith('s') and not w.endswith('ss'):                # a plural whose singular is a noun: the
-        for suf, rep in _PLURAL:                                                # singular, though the index also lists
-            if w.endswith(suf) and (n := w[:len(w) - len(suf)] + rep) in nouns: return n   # 'eyes', 'windows', 'clouds'
+        for suf, rep in _PLURAL:                                                # singular's lemma, though the index also
+            if w.endswith(suf) and (n := w[:len(w) - len(suf)] + rep) in nouns: return word_lemma(n, lex)   # lists 'eyes', 'windows', 'clouds'
     if w in nouns or w in verbs or w in lex['adj']: return w
     for suf, rep in _PLURAL:                                                    # plurals, then third persons
         if w.endswith(suf) and (n := w[:len(w) - len(suf)] + rep) in nouns: return n
@@ -541,39 +544,66 @@ def graph_features(f:QuestionFields, ix:TargetIndex, vec, lex:dict|None, memo:di
 # %% ../nbs/03a_embedding_judge.ipynb #0a56d5eb
 CALIBRATION_RESOURCE = 'resources/embedding_judge_calibration.json'
 
+@functools.lru_cache(maxsize=None)
+def quadratic_pairs(n:int) -> tuple[np.ndarray, np.ndarray]:
+    "The (i, j) index pairs, i <= j, of the pairwise products of n features, in row order: (0,0), (0,1), ..., (1,1), ..."
+    return np.triu_indices(n)
+
+def quadratic_terms(x, mean, scale) -> np.ndarray:
+    "The inputs of a quadratic map: the standardized features z = (x - mean) / scale, then every product z_i z_j, i <= j."
+    z = (np.asarray(x, float) - np.asarray(mean, float)) / np.asarray(scale, float)
+    i, j = quadratic_pairs(len(z))
+    return np.concatenate([z, z[i] * z[j]])
+
+def features_used(w, n:int, quadratic:bool) -> list[bool]:
+    "Per feature of a map with weights w over n features: whether a term that reads it has a weight other than 0."
+    used = [x != 0 for x in w[:n]]
+    if quadratic:
+        for i, j, x in zip(*quadratic_pairs(n), w[n:]):
+            if x != 0: used[i] = used[j] = True
+    return used
+
 @dataclass
 class Calibration:
     "Logistic maps from a question's features to P(true), per kind or per direction and kind; the judge's score is 1 + 4 P."
     version: str   # bump on every refit that is committed
     model: str     # the embedding model the features were computed with
-    weights: dict  # kind, or 'direction.kind' ('recall.entity'), -> one weight per feature (FEATURES[kind])
+    weights: dict  # kind, or 'direction.kind' ('recall.entity'), -> one weight per term (FEATURES[kind], or a quadratic map's)
     bias: dict     # the same keys -> intercept
     features: dict = field(default_factory=lambda: {k: list(v) for k, v in FEATURES.items()})
     fitted_on: str = ''  # what the map was fitted on (data, split, sizes)
+    quadratic: dict = field(default_factory=dict)  # key -> {'mean': [...], 'scale': [...]}: a quadratic map (`quadratic_terms`)
 
     def key(self, kind:str, direction:str|None=None) -> str:
         "The map of a question: its direction's own ('precision.entity') when the calibration has one, else its kind's."
         return f"{direction}.{kind}" if f"{direction}.{kind}" in self.weights else kind
 
+    def terms(self, key:str, x) -> np.ndarray:
+        "The inputs of map `key` for features x: x itself, or for a quadratic map `quadratic_terms`."
+        q = self.quadratic.get(key)
+        return np.asarray(x, float) if q is None else quadratic_terms(x, q['mean'], q['scale'])
+
     def probability(self, kind:str, x, direction:str|None=None) -> float:
         "P(true) of a question with features x."
         k = self.key(kind, direction)
-        z = self.bias[k] + float(np.dot(self.weights[k], x))
+        z = self.bias[k] + float(np.dot(self.weights[k], self.terms(k, x)))
         return 1 / (1 + math.exp(-max(min(z, 60), -60)))
 
     def weighs_text(self, kind:str, direction:str|None=None,
                     only:frozenset|None=None) -> bool:   # only these text features (None: any)
         "Whether the map of a question gives a text feature (`TEXT_FEATURES`) a weight: else the judge skips computing them."
-        w = self.weights[self.key(kind, direction)][len(GRAPH_FEATURES[kind]):]
-        return any(x != 0 and (only is None or n in only) for n, x in zip(TEXT_FEATURES[kind], w))
+        k = self.key(kind, direction)
+        used = features_used(self.weights[k], len(FEATURES[kind]), k in self.quadratic)[len(GRAPH_FEATURES[kind]):]
+        return any(u and (only is None or n in only) for n, u in zip(TEXT_FEATURES[kind], used))
 
     def score(self, kind:str, x, direction:str|None=None) -> float:
         "The judge's score in [1, 5]."
         return 1 + 4 * self.probability(kind, x, direction)
 
     def to_dict(self) -> dict:
-        return dict(version=self.version, model=self.model, features=self.features, weights=self.weights,
-                    bias=self.bias, fitted_on=self.fitted_on)
+        d = dict(version=self.version, model=self.model, features=self.features, weights=self.weights,
+                 bias=self.bias, fitted_on=self.fitted_on)
+        return d | ({'quadratic': self.quadratic} if self.quadratic else {})   # a linear calibration keeps its hash
 
     @property
     def tag(self) -> str:
@@ -586,6 +616,12 @@ class Calibration:
         if self.features != {k: list(v) for k, v in FEATURES.items()}:
             raise ValueError(f"calibration {self.tag} was fitted on features {self.features}, this judge computes "
                              f"{dict(FEATURES)}: refit it (benchmarks/judges.py --fit)")
+        for k, w in self.weights.items():
+            n = len(FEATURES[k.split('.')[-1]])
+            want = n + (n * (n + 1) // 2 if k in self.quadratic else 0)
+            if len(w) != want:
+                raise ValueError(f"calibration {self.tag}: map {k!r} has {len(w)} weights, its "
+                                 f"{'quadratic' if k in self.quadratic else 'linear'} form over {n} features needs {want}")
         if Path(str(model)).name != Path(self.model).name:
             raise ValueError(f"calibration {self.tag} was fitted for {self.model!r}, not {model!r}: fit one for this model "
                              f"(benchmarks/judges.py --fit --model {model} --calibration OUT.json) and pass calibration='OUT.json'")
@@ -597,7 +633,8 @@ def load_calibration(path:str|os.PathLike|None=None, # a JSON file; None: the pa
     text = Path(path).read_text(encoding='utf-8') if path else \
         resources.files('posh').joinpath(resource).read_text(encoding='utf-8')
     d = json.loads(text)
-    return Calibration(str(d['version']), d['model'], d['weights'], d['bias'], d['features'], d.get('fitted_on', ''))
+    return Calibration(str(d['version']), d['model'], d['weights'], d['bias'], d['features'], d.get('fitted_on', ''),
+                       d.get('quadratic', {}))
 
 def fit_logistic(X, y, l2:float=1.0, iters:int=100,
                  offset=None, # a fixed term added to every row's logit (`P = sigmoid(b + w . x + offset)`); None: 0
@@ -617,6 +654,16 @@ def fit_logistic(X, y, l2:float=1.0, iters:int=100,
         w -= step
         if np.abs(step).max() < 1e-9: break
     return w[:-1], float(w[-1])
+
+def fit_quadratic(X, y, l2:float=100.0) -> tuple[dict, np.ndarray, float]:
+    """A quadratic logistic map (`quadratic_terms`): the features standardized by their mean and standard deviation (1
+    where a feature is constant; both rounded to 6 decimals, as stored), then `fit_logistic` on the terms."""
+    X = np.asarray(X, float)
+    if X.ndim != 2 or not len(X): raise ValueError(f"fit_quadratic needs a 2-d X with rows, got shape {X.shape}")
+    mean, sd = np.round(X.mean(0), 6), np.round(X.std(0), 6)
+    scale = np.where(sd > 0, sd, 1.0)
+    w, b = fit_logistic(np.array([quadratic_terms(x, mean, scale) for x in X]), y, l2)
+    return {'mean': [float(v) for v in mean], 'scale': [float(v) for v in scale]}, w, b
 
 def fit_calibration(features:dict, # kind -> rows of features
                     labels:dict,   # kind -> 0/1 labels

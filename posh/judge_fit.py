@@ -8,7 +8,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import Sequence
 import numpy as np
-from .embedding_judge import EmbeddingJudge, Calibration, FEATURES, GRAPH_FEATURES, EMBEDDING_MODEL, fit_logistic, load_calibration
+from .embedding_judge import EmbeddingJudge, Calibration, FEATURES, GRAPH_FEATURES, EMBEDDING_MODEL, fit_logistic, fit_quadratic, load_calibration
 from .meta_eval import overlaps
 from .metric import PoSh
 from .scoring import coarse
@@ -16,10 +16,10 @@ from .experiments import evaluate_unique
 
 
 # %% auto #0
-__all__ = ['FITTED', 'PROBE_RESOURCE', 'PROBE_TEXT_FEATURES', 'REBIASED', 'neutral_calibration', 'RecordingJudge',
-           'LabelledQuestion', 'head_span', 'element_marked', 'element_questions', 'labelled_questions',
-           'probe_features', 'probe_calibration', 'extended_map', 'fitted_map', 'fit_judge_calibration',
-           'labelled_coarse']
+__all__ = ['FITTED', 'PROBE_RESOURCE', 'PROBE_TEXT_FEATURES', 'REBIASED', 'QUADRATIC', 'QUADRATIC_L2', 'neutral_calibration',
+           'RecordingJudge', 'LabelledQuestion', 'head_span', 'element_marked', 'element_questions',
+           'labelled_questions', 'probe_features', 'probe_calibration', 'extended_map', 'fitted_map',
+           'fit_judge_calibration', 'labelled_coarse']
 
 # %% ../nbs/14_judge_fit.ipynb #jf000007
 def neutral_calibration() -> Calibration:
@@ -99,6 +99,8 @@ PROBE_TEXT_FEATURES = ('attribute_contradicted', 'side_contradicted',   # the te
                        'attribute_in_text', 'attribute_with_entity',    # the contradictions, and the lexical ones of
                        'predicate_with_ends', 'ends_together')          # attributes and relations (no entity's: nbs/14)
 REBIASED = ('recall.relation',)   # maps with the probe's weights and a bias fitted on the human labels (below)
+QUADRATIC = ('precision.entity', 'precision.attribute')   # fitted maps of the quadratic form (nbs/03a), chosen below
+QUADRATIC_L2 = 100.0   # their L2 penalty (on standardized terms), chosen with them by out-of-fold log loss
 
 def probe_features(kind:str, x:Sequence[float]) -> list[float]:
     "The features of a question as the probe's map reads them: the graph's, and of the text's only PROBE_TEXT_FEATURES (the others 0)."
@@ -117,16 +119,22 @@ def extended_map(cal:Calibration, kind:str) -> tuple[list[float], float]:
 
 def fitted_map(questions:Sequence[LabelledQuestion], direction:str, kind:str,
                base:Calibration|None, # None: fit weights and bias; else keep `base`'s weights and fit the bias alone
-               l2:float=1.0) -> tuple[list[float], float]:
-    "The map of one direction and kind fitted on the human labels of its questions."
+               l2:float=1.0,
+               quadratic:bool=False,  # fit a quadratic map (`fit_quadratic`; not with `base`)
+              ) -> tuple[list[float], float, dict|None]:
+    "The map of one direction and kind fitted on the human labels of its questions: weights, bias, and a quadratic map's standardization (else None)."
     rows = [q for q in questions if q.direction == direction and q.kind == kind]
     y = [float(q.supported) for q in rows]
     if len(set(y)) < 2:
         raise ValueError(f"{direction} {kind} questions: need both supported and unsupported ones to fit, got "
                          f"{len(rows)} with labels {sorted(set(y))}")
-    if base is None: return fit_logistic([q.features for q in rows], y, l2)
+    if quadratic:
+        if base is not None: raise ValueError(f"{direction}.{kind}: a quadratic map is fitted whole, not rebiased")
+        q, w, b = fit_quadratic([q.features for q in rows], y, l2)
+        return w, b, q
+    if base is None: return (*fit_logistic([q.features for q in rows], y, l2), None)
     w, _ = extended_map(base, kind)   # the bias alone: a fit with no features and `w . x` as a fixed offset
-    return w, fit_logistic(np.zeros((len(rows), 0)), y, offset=[float(np.dot(w, q.features)) for q in rows])[1]
+    return w, fit_logistic(np.zeros((len(rows), 0)), y, offset=[float(np.dot(w, q.features)) for q in rows])[1], None
 
 def fit_judge_calibration(questions:Sequence[LabelledQuestion], # `labelled_questions` of the training items
                           version:str,                           # the calibration's version
@@ -134,21 +142,31 @@ def fit_judge_calibration(questions:Sequence[LabelledQuestion], # `labelled_ques
                           base:Calibration|None=None,            # the maps of the other directions (None: `probe_calibration()`)
                           l2:float=1.0,                          # L2 penalty of the logistic fits
                           rebiased:Sequence[str]=REBIASED,       # maps ('direction.kind') with `base`'s weights, their bias fitted
+                          quadratic:Sequence[str]=QUADRATIC,     # fitted maps of the quadratic form
+                          quadratic_l2:float=QUADRATIC_L2,       # their L2 penalty
                           fitted_on:str='') -> Calibration:
     """One logistic map per direction and kind, `P(supported) = sigmoid(b + w . x)`: fitted on human labels for the
     directions `fitted`, taken from `base` (extended with zero weights) for the others. A map named in `rebiased`
     keeps `base`'s weights and gets the bias that fits the human labels of its questions best (`fit_logistic` with
-    no features and their `w . x` as its offset)."""
-    W, B = {}, {}
-    if bad := sorted(set(rebiased) - {f"{d}.{k}" for d in ('precision', 'recall') for k in FEATURES}):
-        raise ValueError(f"rebiased: {bad} are not maps of the form 'direction.kind' (e.g. 'precision.relation')")
+    no features and their `w . x` as its offset). A map named in `quadratic` is fitted in the quadratic form
+    (nbs/03a: standardized features and their pairwise products) with the penalty `quadratic_l2`."""
+    W, B, Q = {}, {}, {}
+    names = {f"{d}.{k}" for d in ('precision', 'recall') for k in FEATURES}
+    for what, given in (('rebiased', rebiased), ('quadratic', quadratic)):
+        if bad := sorted(set(given) - names):
+            raise ValueError(f"{what}: {bad} are not maps of the form 'direction.kind' (e.g. 'precision.relation')")
+    if bad := sorted(m for m in quadratic if m.split('.')[0] not in fitted or m in rebiased):
+        raise ValueError(f"quadratic: {bad} are not fitted whole on the labels (directions fitted: {list(fitted)}; rebiased: {list(rebiased)})")
     base = probe_calibration() if base is None else base
     for d in ('precision', 'recall'):
         for k in FEATURES:
-            if d not in fitted and f"{d}.{k}" not in rebiased: w, b = extended_map(base, k)
-            else: w, b = fitted_map(questions, d, k, base if f"{d}.{k}" in rebiased else None, l2)
-            W[f"{d}.{k}"], B[f"{d}.{k}"] = [round(float(x), 6) for x in w], round(float(b), 6)
-    return Calibration(str(version), EMBEDDING_MODEL, W, B, fitted_on=fitted_on)
+            m = f"{d}.{k}"
+            if d not in fitted and m not in rebiased: (w, b), q = extended_map(base, k), None
+            else: w, b, q = fitted_map(questions, d, k, base if m in rebiased else None,
+                                       quadratic_l2 if m in quadratic else l2, m in quadratic)
+            W[m], B[m] = [round(float(x), 6) for x in w], round(float(b), 6)
+            if q is not None: Q[m] = q
+    return Calibration(str(version), EMBEDDING_MODEL, W, B, fitted_on=fitted_on, quadratic=Q)
 
 
 # %% ../nbs/14_judge_fit.ipynb #jf000019
