@@ -13,28 +13,26 @@ AUROC. The token figures and IIW-400 are not read here: `benchmarks/granular_dev
 and nbs/24 measure what the chosen form does to them.
 """
 import argparse, sys
-from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
 FORMS = [('linear', 1.0)] + [('quadratic', l2) for l2 in (10.0, 30.0, 100.0, 300.0, 1000.0)]
 
 
 def out_of_fold_probabilities(questions, direction, kind, quadratic, l2, seed, k=5):
-    "P(supported) of each question of one map from the fold that held its pair out, and the labels."
+    "P(supported) of each question of one map from the fold that held its pair out (`posh.meta_eval.out_of_fold`), and the labels."
     from posh.embedding_judge import Calibration, EMBEDDING_MODEL
     from posh.judge_fit import fitted_map
-    from posh.meta_eval import item_folds
+    from posh.meta_eval import out_of_fold
     rows = [q for q in questions if q.direction == direction and q.kind == kind]
-    p = np.zeros(len(rows))
-    for test in item_folds(sorted({q.item for q in questions}), k, seed):
-        held = set(test)
-        w, b, q = fitted_map([r for r in rows if r.item not in held], direction, kind, None, l2, quadratic)
-        cal = Calibration('cv', EMBEDDING_MODEL, {kind: list(w)}, {kind: b}, quadratic={kind: q} if q else {})
-        for i, r in enumerate(rows):
-            if r.item in held: p[i] = cal.probability(kind, r.features)
-    return p, np.array([r.supported for r in rows], bool)
+    def fit_predict(train, test):
+        train = set(train)
+        w, b, std = fitted_map([r for r in rows if r.item in train], direction, kind, None, l2, quadratic)
+        cal = Calibration('cv', EMBEDDING_MODEL, {kind: list(w)}, {kind: b}, quadratic={kind: std} if std else {})
+        return {t: [cal.probability(kind, r.features) for r in rows if r.item == t] for t in test}
+    pred = out_of_fold(sorted({q.item for q in questions}), fit_predict, k, seed)
+    each = {t: iter(v) for t, v in pred.items()}   # an item's predictions come in the order of its questions in `rows`
+    return np.array([next(each[r.item]) for r in rows]), np.array([r.supported for r in rows], bool)
 
 
 def log_loss(p, y):
@@ -47,11 +45,11 @@ def main(argv=None):
     ap.add_argument('--direction', default='precision', choices=['precision', 'recall'])
     ap.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2], help='fold seeds')
     args = ap.parse_args(argv)
-    sys.path.insert(0, str(ROOT / 'tools'))
-    from fit_judge import dev_questions
+    from posh.data import load_granular_dev
     from posh.embedding_judge import FEATURES
+    from posh.judge_fit import labelled_questions
     from posh.meta_eval import auroc
-    qs = dev_questions()
+    qs = labelled_questions(load_granular_dev())
     print(f"granular dev set: {len({q.item for q in qs})} pairs, {len(qs)} labelled questions; {args.direction} maps; "
           f"5 folds by pair, fold seeds {args.seeds}\n")
     print('| map | questions (unsupported) | form | L2 | out-of-fold log loss | question AUROC |\n|---|---|---|---|---|---|')

@@ -33,15 +33,15 @@ def recall_elements(s):
     return [e for e in s.elements if e.direction == 'recall' and e.counted and (e.reference or 0) == 0]
 
 
-MISTAKE_ORACLES = {   # name -> (the marked spans of an annotation, (element, marked) -> score or None), for the generation
-    'every element, by the marked mistakes': (lambda a: a.mistakes, ORACLES['every element']),
-    'contradicted elements alone to 1': (lambda a: contradicted_spans(a), lambda e, hit: 1.0 if hit else None),
-}
-
-
 def contradicted_spans(a):
     "The mistake spans of an annotation labelled `contradicted`."
     return [s for s, l in zip(a.mistakes, a.mistake_labels) if l == 'contradicted']
+
+
+MISTAKE_ORACLES = {   # name -> (the marked spans of an annotation, (element, marked) -> score or None), for the generation
+    'every element, by the marked mistakes': (lambda a: a.mistakes, ORACLES['every element']),
+    'contradicted elements alone to 1': (contradicted_spans, lambda e, hit: 1.0 if hit else None),
+}
 
 
 def rescored(dev, pair_scores, oracle, direction='recall', marked=lambda a: a.omissions):

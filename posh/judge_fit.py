@@ -130,8 +130,8 @@ def fitted_map(questions:Sequence[LabelledQuestion], direction:str, kind:str,
                          f"{len(rows)} with labels {sorted(set(y))}")
     if quadratic:
         if base is not None: raise ValueError(f"{direction}.{kind}: a quadratic map is fitted whole, not rebiased")
-        q, w, b = fit_quadratic([q.features for q in rows], y, l2)
-        return w, b, q
+        std, w, b = fit_quadratic([r.features for r in rows], y, l2)
+        return w, b, std
     if base is None: return (*fit_logistic([q.features for q in rows], y, l2), None)
     w, _ = extended_map(base, kind)   # the bias alone: a fit with no features and `w . x` as a fixed offset
     return w, fit_logistic(np.zeros((len(rows), 0)), y, offset=[float(np.dot(w, q.features)) for q in rows])[1], None
