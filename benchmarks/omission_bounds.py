@@ -12,7 +12,8 @@ The oracles are bounds, not methods: they read the labels. "oracle X" scores the
 when not, leaves the others as the judge scored them, and runs the granular protocol (posh.meta_eval, nbs/21) on the
 omissions. The tokens no element covers score 5 whatever the judge does, so no oracle here reaches 1. The mistakes'
 oracles rescore the generation's elements the same way against the marked mistakes (either label), or against the
-`contradicted` spans alone.
+`contradicted` spans alone; the last row keeps PoSh's element scores and sets the contradicted words that no element
+of the generation covers (scored 5 by the protocol) to 1.
 """
 import argparse, collections, dataclasses, sys
 
@@ -42,6 +43,22 @@ MISTAKE_ORACLES = {   # name -> (the marked spans of an annotation, (element, ma
     'every element, by the marked mistakes': (lambda a: a.mistakes, ORACLES['every element']),
     'contradicted elements alone to 1': (contradicted_spans, lambda e, hit: 1.0 if hit else None),
 }
+
+
+def uncovered_marked(dev, gs, spans=contradicted_spans):
+    "PoSh's mistake token scores with each token that no generation element covers set to 1 when it lies in one of `spans(a)` (a bound: it reads the labels); and (such tokens, marked tokens)."
+    from posh.meta_eval import max_over_overlaps, overlaps
+    out, n_uncovered, n_marked = {}, 0, 0
+    for a, s in zip(dev, gs.pair_scores):
+        toks = gs.labels[a.key]['mistakes'].tokens
+        cover = max_over_overlaps(toks, [e for e in s.elements if e.direction == 'precision'], np.nan)
+        sc = np.array(gs.scores['PoSh'][a.key]['mistakes'], float)
+        for i, t in enumerate(toks):
+            if not overlaps(t.start, t.end, spans(a)): continue
+            n_marked += 1
+            if np.isnan(cover[i]): sc[i] = 1.0; n_uncovered += 1
+        out[a.key] = {**gs.scores['PoSh'][a.key], 'mistakes': sc}
+    return out, (n_uncovered, n_marked)
 
 
 def rescored(dev, pair_scores, oracle, direction='recall', marked=lambda a: a.omissions):
@@ -112,6 +129,9 @@ def main(argv=None):
         sc = gs.scores['PoSh'] if oracle is None else posh_token_scores(gs.labels, rescored(dev, gs.pair_scores, oracle, 'precision', spans))
         mi, co = evaluate_granular(gs.labels, sc)['mistakes'], evaluate_mistake_label(dev, gs.labels, sc, 'contradicted')
         print(f"| {name if oracle is None else 'oracle: ' + name} | {mi.best_f1:.3f} / {mi.auroc:.3f} | {co.best_f1:.3f} / {co.auroc:.3f} |")
+    sc, (nu, nm) = uncovered_marked(dev, gs)
+    mi, co = evaluate_granular(gs.labels, sc)['mistakes'], evaluate_mistake_label(dev, gs.labels, sc, 'contradicted')
+    print(f"| oracle: the {nu} of {nm} contradicted words under no element to 1 | {mi.best_f1:.3f} / {mi.auroc:.3f} | {co.best_f1:.3f} / {co.auroc:.3f} |")
 
 
 if __name__ == '__main__':

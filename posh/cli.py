@@ -47,7 +47,8 @@ ELEMENT_FIELDS = {
                  "mistake); 'recall': an element of a reference, checked against the generation (a low score is an "
                  "omission)",
     'reference': "recall elements: which reference (0-based) they come from; null for precision elements",
-    'kind': "'entity', 'attribute' or 'relation'",
+    'kind': "'entity', 'attribute' or 'relation'; 'framing' for a claim about the shot (its angle, distance or "
+            "setting; the embedded configuration, nbs/04b): checked against the reference(s), not asked, not counted",
     'text': "the element in words: an entity's class name ('horse'), an attribute ('white'), a relation's predicate ('holds')",
     'identifier': "how the question named it ('the white horse'; 'man -> horse' for a relation)",
     'question': "the question put to the judge, with its instruction and scoring guide (not the descriptions); '' "

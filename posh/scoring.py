@@ -222,6 +222,11 @@ def _nearest(w:Span, spans:list[Span]) -> int:
     "The index of the span that starts nearest to `w` (by character offset: the graph's and the protocol's parses number sentences apart)."
     return min(range(len(spans)), key=lambda k: abs(spans[k].start - w.start))
 
+def _why(e:Element) -> str:
+    "The tooltip's reason for an element's score: its question, what the reference says of a framing claim, or why it was not asked."
+    if e.question: return e.question.splitlines()[0]
+    return e.identifier if e.kind == 'framing' else 'not asked (entity absent)'
+
 def _marked(text:str, elements:list[Element], below:float, rgb:str) -> str:
     "HTML of `text` with the spans (and scope words, `PoSh(scope='heads')`) of `elements` scoring below `below` shaded by score."
     cover = [[] for _ in text]
@@ -237,7 +242,7 @@ def _marked(text:str, elements:list[Element], below:float, rgb:str) -> str:
         seg = html.escape(text[c:d])
         if cover[c]:
             low = min(e.score for e in cover[c])
-            tip = html.escape('\n'.join(f"{e.score:.2f} {e.kind} '{e.text}': {e.question.splitlines()[0] if e.question else 'not asked (entity absent)'}"
+            tip = html.escape('\n'.join(f"{e.score:.2f} {e.kind} '{e.text}': {_why(e)}"
                                         for e in cover[c]), quote=True)
             seg = f'<span style="background:rgba({rgb},{_alpha(low):.2f});color:{TEXT_COLOUR}" title="{tip}">{seg}</span>'
         out.append(seg); c = d
