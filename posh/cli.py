@@ -50,13 +50,14 @@ ELEMENT_FIELDS = {
     'kind': "'entity', 'attribute' or 'relation'; 'framing' for a claim about the shot (its angle, distance or "
             "setting; the embedded configuration, nbs/04b): checked against the reference(s), not asked, not counted",
     'text': "the element in words: an entity's class name ('horse'), an attribute ('white'), a relation's predicate ('holds')",
-    'identifier': "how the question named it ('the white horse'; 'man -> horse' for a relation)",
+    'identifier': "how the question named it ('the white horse'; 'man -> horse' for a relation); a framing claim: its "
+                  "axis and what the reference says (\"the shot's angle (the reference: eye-level)\")",
     'question': "the question put to the judge, with its instruction and scoring guide (not the descriptions); '' "
                 "when not asked; left out with --no-questions",
     'score': "the judge's score on the 1-5 scale (1 absent, 2 weak hint, 3 partial, 4 clear, 5 explicit), the "
              "probability-weighted digit of the judge's answer",
     'present': "entities: score >= the presence threshold (2); null for attributes and relations",
-    'asked': "false: scored 1 without a question, because its entity was judged absent",
+    'asked': "false: scored 1 without a question, because its entity was judged absent (a framing claim is never asked)",
     'spans': "where the element is in its own text: a list of {text, start, end} character offsets (Python string "
              "indices, end exclusive) into the generation for precision elements and into reference `reference` for "
              "recall elements; a relation's spans are its predicate's own words, at every occurrence (a part-of relation's: the possessive, under the reference rules; none for a v2 part-of link)",
@@ -388,7 +389,7 @@ def cmd_demo(args) -> int:
                 where = e.spans[0] if e.spans else None
                 print(f"     {e.score:.2f}  {e.kind:9} {e.text!r} ({e.identifier})" +
                       (f"  [chars {where.start}-{where.end}]" if where else ''))
-            unasked = sum(not e.asked for e in s.elements if e.direction == d)
+            unasked = sum(not e.asked for e in s.elements if e.direction == d and e.kind != 'framing')
             if unasked: print(f"     ... and {unasked} attributes/relations scored 1 without a question (their entity was judged absent)")
         print()
     return 0
