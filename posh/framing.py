@@ -71,10 +71,10 @@ def framing_claims(text:str) -> list[FramingClaim]:
 FRAMING_SCORES = {'same': 5.0, 'clash': 1.0, 'silent': 2.0}   # the references state the claim's value / only others / nothing
 _SAID = {'same': 'the reference agrees', 'silent': 'the reference does not say'}
 
-def framing_verdict(claim:FramingClaim, reference_claims:list[FramingClaim]) -> tuple[str, list[str]]:
-    "'same', 'clash' or 'silent', and the values the references state on the claim's axis."
-    said = sorted({v for c in reference_claims if c.axis == claim.axis for v in c.values})
-    return ('silent' if not said else 'same' if claim.values & set(said) else 'clash'), said
+def framing_verdict(claim:FramingClaim, reference_claims:list[FramingClaim]) -> str:
+    "'same', 'clash' or 'silent': what the references state on the claim's axis."
+    said = {v for c in reference_claims if c.axis == claim.axis for v in c.values}
+    return 'silent' if not said else 'same' if claim.values & said else 'clash'
 
 def framing_elements(generation:str,   # the generated description
                      references:list[str], # its reference(s)
@@ -84,7 +84,7 @@ def framing_elements(generation:str,   # the generated description
     said = [c for r in references for c in framing_claims(r)]
     out = []
     for c in framing_claims(generation):
-        verdict, _ = framing_verdict(c, said)
+        verdict = framing_verdict(c, said)
         words = dict.fromkeys(s.text.lower() for x in said if x.axis == c.axis for s in x.spans)   # the reference's own words
         why = _SAID.get(verdict) or 'the reference: ' + ', '.join(words)
         out.append(Element('framing', 'precision', -1, ' '.join(s.text for s in c.spans), list(c.spans),
