@@ -18,10 +18,11 @@ from .embedder import load_embedder, fixed_shape_batches, same_length_groups   #
 # %% auto #0
 __all__ = ['EMBEDDING_MODEL', 'VIEWER_NAMES', 'AUXILIARIES', 'NOT_PLURALS', 'PASSIVE_MARKS', 'STOPWORDS', 'CATEGORIES',
            'OPPOSITES', 'ABSTRACT_SEEDS', 'CONCRETE_SEEDS', 'TEXT_FEATURES', 'VECTOR_FEATURES', 'SAME_WORD', 'SHADES',
-           'SIZE_OPPOSITES', 'SKY', 'CONTRADICTED_SCORE', 'GRAPH_FEATURES', 'FEATURES', 'CONTAINED', 'CONNECTIVES',
-           'CALIBRATION_RESOURCE', 'PhraseVectors', 'norm_phrase', 'TargetIndex', 'load_lexicon', 'word_lemma',
-           'lemma_key', 'predicate_readings', 'contains_words', 'text_words', 'content_words', 'head_lemma',
-           'category_of', 'TargetText', 'text_words_of', 'text_features', 'value_kind', 'clashes', 'aligned_entities',
+           'SIZE_OPPOSITES', 'SKY', 'NUMBERS', 'VAGUE_COUNTS', 'HUES', 'KINDS_OF', 'CONTRADICTED_SCORE',
+           'GRAPH_FEATURES', 'FEATURES', 'CONTAINED', 'CONNECTIVES', 'CALIBRATION_RESOURCE', 'PhraseVectors',
+           'norm_phrase', 'TargetIndex', 'load_lexicon', 'word_lemma', 'lemma_key', 'predicate_readings',
+           'contains_words', 'text_words', 'content_words', 'head_lemma', 'category_of', 'TargetText', 'text_words_of',
+           'text_features', 'value_kind', 'counts_clash', 'clashes', 'overlaps_value', 'aligned_entities',
            'aligned_contradiction', 'per_entity_max', 'lexical_match', 'entity_match', 'question_atoms',
            'attribute_lexical', 'relation_lexical', 'question_features', 'graph_features', 'quadratic_pairs',
            'quadratic_terms', 'features_used', 'Calibration', 'load_calibration', 'fit_logistic', 'fit_quadratic',
@@ -380,11 +381,31 @@ SIZE_OPPOSITES = {**{w: _LARGE for w in _SMALL}, **{w: _SMALL for w in _LARGE}, 
                   'short': {'tall', 'long'}, 'wide': {'narrow'}, 'narrow': {'wide'}, 'thin': {'thick'}, 'thick': {'thin'}}
 SKY = {'clear': 'clear', 'cloudless': 'clear', 'sunny': 'clear', 'cloudy': 'cloudy', 'overcast': 'cloudy',
        'hazy': 'cloudy', 'foggy': 'cloudy', 'misty': 'cloudy', 'stormy': 'cloudy'}   # the weather of a sky, two values
+NUMBERS = {**{w: i for i, w in enumerate('zero one two three four five six seven eight nine ten eleven twelve'.split())},
+           'single': 1, 'pair': 2, 'couple': 2, 'dozen': 12, **{str(i): i for i in range(30)}}   # exact counts
+VAGUE_COUNTS = {'few', 'several', 'many'}   # counts without a number: they clash with "one", and "few" with "many"
+HUES = {   # a colour word -> the basic hues it names or borders: two words clash when they share none
+    'red': {'red'}, 'orange': {'orange'}, 'yellow': {'yellow'}, 'green': {'green'}, 'blue': {'blue'},
+    'purple': {'purple'}, 'pink': {'pink'}, 'brown': {'brown'}, 'black': {'black'}, 'white': {'white'},
+    'gray': {'gray'}, 'violet': {'purple', 'blue'}, 'silver': {'gray', 'white'}, 'gold': {'yellow', 'orange', 'brown'},
+    'beige': {'brown', 'white'}, 'tan': {'brown', 'white'}, 'cream': {'white', 'yellow'}, 'ivory': {'white', 'yellow'},
+    'khaki': {'brown', 'green'}, 'maroon': {'red', 'brown', 'purple'}, 'navy': {'blue'}, 'teal': {'blue', 'green'},
+    'turquoise': {'blue', 'green'}, 'cyan': {'blue', 'green'}, 'magenta': {'pink', 'purple', 'red'},
+    'lavender': {'purple', 'pink', 'blue'}, 'crimson': {'red'}, 'scarlet': {'red'}, 'olive': {'green', 'brown'},
+    'bronze': {'brown', 'orange'}, 'copper': {'brown', 'orange', 'red'}, 'amber': {'orange', 'yellow', 'brown'}}
+KINDS_OF = {'steel': {'metallic'}, 'iron': {'metallic'}, 'marble': {'stone'}, 'cement': {'concrete'},
+            'concrete': {'cement'}}   # a material that is (or holds) another
 CONTRADICTED_SCORE = 1.0   # the judge's score of an attribute the target contradicts on the aligned entity
 
 def value_kind(w:str) -> str|None:
     "The kind of value a word names: a CATEGORIES kind, 'sky' (clear or cloudy), or None."
     return 'sky' if w in SKY else category_of(SAME_WORD.get(w, w))
+
+def counts_clash(a:str, b:str) -> bool:
+    "Two different count words that cannot both hold: two numbers; a vague count and one; few and many."
+    if a in NUMBERS and b in NUMBERS: return NUMBERS[a] != NUMBERS[b]
+    if a in VAGUE_COUNTS and b in VAGUE_COUNTS: return {a, b} == {'few', 'many'}
+    return NUMBERS.get(a, NUMBERS.get(b)) == 1   # "several" against "one"; "a few" against "five" holds
 
 def clashes(a:str, b:str) -> bool:
     "Whether the word `b`, said of a thing, contradicts the word `a` said of it: two values of one kind that cannot both hold."
@@ -392,10 +413,20 @@ def clashes(a:str, b:str) -> bool:
     k = value_kind(a)
     if a == b or k is None or value_kind(b) != k: return False
     if k == 'sky': return SKY[a] != SKY[b]
-    if k == 'colour': return b in SHADES.get(a, ()) if a in SHADES or b in SHADES else True
+    if k == 'colour' and (a in SHADES or b in SHADES): return b in SHADES.get(a, ())
+    if k == 'colour': return not HUES.get(a, {a}) & HUES.get(b, {b})
     if k == 'size': return b in SIZE_OPPOSITES.get(a, ())
     if k == 'position': return OPPOSITES.get(a) == b
-    return True   # count, material, shape: any other value
+    if k == 'count': return counts_clash(a, b)
+    if k == 'material': return b not in KINDS_OF.get(a, ()) and a not in KINDS_OF.get(b, ())
+    return True   # shape: any other value
+
+def overlaps_value(a:str, b:str) -> bool:
+    "Whether two different words name values that can be one: hues of one family, counts, materials, skies that do not `clashes`."
+    a, b = SAME_WORD.get(a, a), SAME_WORD.get(b, b)
+    k = value_kind(a)
+    if a == b or k not in ('colour', 'count', 'material', 'sky') or value_kind(b) != k: return False
+    return not (k == 'colour' and (a in SHADES or b in SHADES)) and not clashes(a, b)
 
 def aligned_entities(name:str, ix:TargetIndex, lex:dict|None) -> set[int]:
     "The target entities that are the asked one by its head noun: a phrase of theirs ends with the lemma of `name`'s last word."
@@ -410,7 +441,8 @@ def aligned_contradiction(f:QuestionFields, ix:TargetIndex, lex:dict|None) -> bo
     if not any(value_kind(w) for w in asked): return False
     ents = aligned_entities(f.name or f.entity, ix, lex)
     said = {SAME_WORD.get(w, w) for k, o in zip(ix.attribute_keys, ix.attribute_owner) if int(o) in ents for w in k}
-    return not set(asked) <= said and any(clashes(a, b) for a in asked for b in said)
+    if set(asked) <= said or any(overlaps_value(a, b) for a in asked for b in said): return False
+    return any(clashes(a, b) for a in asked for b in said)
 
 # %% ../nbs/03a_embedding_judge.ipynb #18d8dff9
 GRAPH_FEATURES = {
@@ -708,9 +740,9 @@ class EmbeddingJudge(Judge):
 
     @classmethod
     def signature_for(cls, model:str|None=None, calibration=None, contradictions:bool=True) -> str:
-        "The signature of the judge these arguments make, without loading the model (`+aligned`: the contradiction rule)."
+        "The signature of the judge these arguments make, without loading the model (`+aligned2`: the contradiction rule, version 2)."
         cal = calibration if isinstance(calibration, Calibration) else load_calibration(calibration)
-        return f"{cls.backend}:{Path(str(model or EMBEDDING_MODEL)).name}:{cal.tag}" + ('+aligned' if contradictions else '')
+        return f"{cls.backend}:{Path(str(model or EMBEDDING_MODEL)).name}:{cal.tag}" + ('+aligned2' if contradictions else '')
 
     @property
     def signature(self) -> str: return self.signature_for(self.model, self.calibration, self.contradictions)
