@@ -9,7 +9,7 @@ from dataclasses import dataclass, asdict, field
 from pathlib import Path
 import posh
 from .graphs import EMBEDDED_GRAPHS, GraphExtractor, SceneGraph, Span, get_rules
-from .framing import framing_elements
+from .framing import framing_elements, framing_setting
 from .templates import Element, load_prompts, estimate_calls
 from .scoring import score_graphs, PairScore, check_weights, scores_frame, elements_frame
 from collections import Counter, OrderedDict
@@ -26,7 +26,7 @@ CONFIGS = {
     'embedded': dict(**EMBEDDED_GRAPHS, judge='embedding:all-MiniLM-L6-v2',
                      threshold=2.0, rewrites='llm', batch_size=128,  # the judge: nbs/03a; large chunks fill its phrase batches
                      entity_spans='heads',        # an entity's words stop at its own modifiers (`entity_head_spans`)
-                     framing='shot'),             # the shot's angle, distance, setting checked in the granular mistakes (nbs/04b)
+                     framing='shot+facing'),      # the shot's angle, distance, setting and which way things face, checked in the granular mistakes (nbs/04b)
     # the authors' code: rewrites used as the judge wrote them; with the vllm judge, their sampling and their cut
     'paper': dict(parser='en_core_web_trf', coref='maverick', rules='reference', judge='vllm:Qwen/Qwen3-14B',
                   threshold=2.0, rewrites='raw', batch_size=16, entity_spans='mentions', framing='none', judge_defaults={'vllm': dict(truncate='reference', sampling='reference')}),
@@ -256,7 +256,7 @@ class PoSh:
                  judge_kwargs:dict|None=None, # passed to the judge backend (e.g. base_url for 'openai')
                  scope:str|None=None,     # granular mistakes: 'heads' gives uncovered words to their head's elements (`head_scopes`); None: spans only (paper)
                  entity_spans:str|None=None, # 'heads': an entity's spans without its own leading attributes (`entity_head_spans`); 'mentions': whole mentions (paper); None: the configuration's
-                 framing:str|None=None,   # 'shot': the generation's framing claims as uncounted elements of the granular mistakes (`framing_elements`, nbs/04b); 'none' (paper); None: the configuration's
+                 framing:str|None=None,   # 'shot', 'facing' or 'shot+facing': the generation's framing claims as uncounted elements of the granular mistakes (`framing_elements`, nbs/04b); 'none' (paper); None: the configuration's
                  progress:bool=False):    # progress bar on stderr
         if config not in CONFIGS: raise ValueError(f"unknown config {config!r}: choose one of {sorted(CONFIGS)}")
         c = dict(CONFIGS[config])
@@ -272,8 +272,7 @@ class PoSh:
         self.scope = scope
         self.entity_spans = c.get('entity_spans', 'mentions') if entity_spans is None else entity_spans
         if self.entity_spans not in ('heads', 'mentions'): raise ValueError(f"entity_spans must be 'heads' or 'mentions', not {self.entity_spans!r}")
-        self.framing = c.get('framing', 'none') if framing is None else framing
-        if self.framing not in ('shot', 'none'): raise ValueError(f"framing must be 'shot' or 'none', not {self.framing!r}")
+        self.framing = framing_setting(c.get('framing', 'none') if framing is None else framing)
         self.prompts = load_prompts()
         self.cache = Cache(cache_dir) if cache_dir is not None else None
         batch_size = c.get('batch_size', 16) if batch_size is None else batch_size
@@ -313,7 +312,7 @@ class PoSh:
                 f"score:{self.score_mode}|weights:{w}|refs:joined+mean"
                 + (f'|rewrite:{self.rewrite}' if self.rewrite in ('rule', 'raw') else '')
                 + ('|spans:heads' if self.entity_spans == 'heads' else '')
-                + ('|framing:shot' if self.framing == 'shot' else '')
+                + ('' if self.framing == 'none' else f'|framing:{self.framing}')
                 + (f'|scope:{self.scope}' if self.scope else ''))
 
     def _graph_key(self, text:str) -> str:
@@ -384,8 +383,9 @@ class PoSh:
                           "judge_kwargs={'truncate': None} to get an error instead", stacklevel=2)
         if granular and self.entity_spans == 'heads':
             for sc in out: entity_head_spans(sc.elements)
-        if granular and self.framing == 'shot':   # after the cache: the pairs it keeps hold the graph's elements only
-            for g, r, sc in zip(gens, refs, out): sc.elements.extend(framing_elements(g, r))
+        if granular and self.framing != 'none':   # after the cache: the pairs it keeps hold the graph's elements only
+            checks = tuple(self.framing.split('+'))
+            for g, r, sc in zip(gens, refs, out): sc.elements.extend(framing_elements(g, r, checks))
         if granular and self.scope == 'heads':   # the generations parsed as the protocol parses them (whole, as given)
             uniq = list(dict.fromkeys(gens))
             docs = dict(zip(uniq, self.extractor.nlp.pipe(uniq)))
