@@ -24,7 +24,7 @@ ORACLES = {   # name -> (element, marked) -> the oracle's score of a recall elem
     'entities': lambda e, hit: (1.0 if hit else 5.0) if e.kind == 'entity' else None,
     'attributes': lambda e, hit: (1.0 if hit else 5.0) if e.kind == 'attribute' else None,
     'relations': lambda e, hit: (1.0 if hit else 5.0) if e.kind == 'relation' else None,
-    'elements not asked': lambda e, hit: (1.0 if hit else 5.0) if e.kind != 'entity' and not e.asked else None,
+    'elements not asked': lambda e, hit: (1.0 if hit else 5.0) if e.kind in ('attribute', 'relation') and not e.asked else None,
     'unmarked elements only (to 5)': lambda e, hit: None if hit else 5.0,   # only the false alarms mended
 }
 
@@ -106,7 +106,7 @@ def main(argv=None):
         marked = lambda e: element_marked(e, a.omissions)
         ents = {e.entity: e for e in recall_elements(s) if e.kind == 'entity'}
         for e in recall_elements(s):
-            if e.kind == 'entity' or e.asked or not e.spans: continue
+            if e.kind not in ('attribute', 'relation') or e.asked or not e.spans: continue
             ends = [ents.get(e.entity)] + ([ents.get(e.object)] if e.kind == 'relation' else [])
             absent = [x for x in ends if x is not None and not x.present]
             why[(e.kind, 'marked' if marked(e) else 'unmarked',

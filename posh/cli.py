@@ -48,11 +48,12 @@ ELEMENT_FIELDS = {
                  "omission)",
     'reference': "recall elements: which reference (0-based) they come from; null for precision elements",
     'kind': "'entity', 'attribute' or 'relation'; 'framing' for a claim about the shot (its angle, distance or "
-            "setting) or about which way a thing faces in it (the embedded configuration, nbs/04b): checked against the reference(s), not asked, not counted",
+            "setting) or about which way a thing faces in it (the embedded configuration, nbs/04b): a generation's claim checked against the "
+            "reference(s) (precision), a reference's against the generation (recall); not asked, not counted",
     'text': "the element in words: an entity's class name ('horse'), an attribute ('white'), a relation's predicate ('holds')",
     'identifier': "how the question named it ('the white horse'; 'man -> horse' for a relation); a framing claim: its "
-                  "axis and what the reference says (\"the shot's angle (the reference: eye-level)\", \"the direction it "
-                  "faces (the reference: faces right)\")",
+                  "axis and what the other text says (\"the shot's angle (the reference: eye-level)\", \"the direction it "
+                  "faces (the reference: faces right)\", \"the shot's setting (the generation does not say)\")",
     'question': "the question put to the judge, with its instruction and scoring guide (not the descriptions); '' "
                 "when not asked; left out with --no-questions",
     'score': "the judge's score on the 1-5 scale (1 absent, 2 weak hint, 3 partial, 4 clear, 5 explicit), the "

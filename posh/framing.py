@@ -96,7 +96,6 @@ def facing_claims(text:str) -> list[FramingClaim]:
 
 # %% ../nbs/04b_framing.ipynb #9f5f85f6
 FRAMING_SCORES = {'same': 5.0, 'clash': 1.0, 'silent': 2.0}   # the references state the claim's value / only others / nothing
-_SAID = {'same': 'the reference agrees', 'silent': 'the reference does not say'}
 
 def framing_verdict(claim:FramingClaim, reference_claims:list[FramingClaim]) -> str:
     "'same', 'clash' or 'silent': what the references state on the claim's axis."
@@ -107,25 +106,30 @@ FRAMING_CHECKS = {'shot': framing_claims, 'facing': facing_claims}   # check -> 
 _AXIS_NAMES = {'angle': "the shot's angle", 'distance': "the shot's distance", 'setting': "the shot's setting",
                'facing': "the direction it faces"}
 
+def _framing_element(claim:FramingClaim, other_claims:list[FramingClaim], direction:str, other:str,
+                     reference:int|None=None) -> Element:
+    "One claim as an uncounted element of `direction`, scored against the other text's claims (`other`: how to name that text)."
+    verdict = framing_verdict(claim, other_claims)
+    words = dict.fromkeys(s.text.lower() for x in other_claims if x.axis == claim.axis for s in x.spans)   # the other text's own words
+    why = {'same': f'the {other} agrees', 'silent': f'the {other} does not say'}.get(verdict) or f'the {other}: ' + ', '.join(words)
+    return Element('framing', direction, -1, ' '.join(s.text for s in claim.spans), list(claim.spans),
+                   identifier=f"{_AXIS_NAMES[claim.axis]} ({why})", score=FRAMING_SCORES[verdict], asked=False,
+                   counted=False, reference=reference)
+
 def framing_elements(generation:str,   # the generated description
                      references:list[str], # its reference(s)
                      checks:tuple=('shot', 'facing'), # which claims: keys of FRAMING_CHECKS
                     ) -> list[Element]:
-    "The generation's framing claims as uncounted precision elements (kind 'framing'), scored against the references (`FRAMING_SCORES`)."
+    """The framing claims as uncounted elements of kind 'framing' (`FRAMING_SCORES`): the generation's, scored against the
+    references pooled (precision: its mistakes), then each reference's, scored against the generation (recall: its omissions)."""
     if isinstance(references, str): references = [references]
     bad = [c for c in checks if c not in FRAMING_CHECKS]
     if bad: raise ValueError(f"unknown framing checks {bad}; choose from {list(FRAMING_CHECKS)}")
     def read(t): return [c for k in checks for c in FRAMING_CHECKS[k](t)]
-    said = [c for r in references for c in read(r)]
-    out = []
-    for c in read(generation):
-        verdict = framing_verdict(c, said)
-        words = dict.fromkeys(s.text.lower() for x in said if x.axis == c.axis for s in x.spans)   # the reference's own words
-        why = _SAID.get(verdict) or 'the reference: ' + ', '.join(words)
-        out.append(Element('framing', 'precision', -1, ' '.join(s.text for s in c.spans), list(c.spans),
-                           identifier=f"{_AXIS_NAMES[c.axis]} ({why})", score=FRAMING_SCORES[verdict],
-                           asked=False, counted=False))
-    return out
+    gen, refs = read(generation), [read(r) for r in references]
+    said = [c for r in refs for c in r]
+    return ([_framing_element(c, said, 'precision', 'reference') for c in gen] +
+            [_framing_element(c, gen, 'recall', 'generation', k) for k, r in enumerate(refs) for c in r])
 
 def framing_setting(value:str) -> str:
     "A PoSh `framing` setting in its canonical form: 'none', or checks of FRAMING_CHECKS joined by '+' in their order."
