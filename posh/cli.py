@@ -391,7 +391,7 @@ def cmd_demo(args) -> int:
                 where = e.spans[0] if e.spans else None
                 print(f"     {e.score:.2f}  {e.kind:9} {e.text!r} ({e.identifier})" +
                       (f"  [chars {where.start}-{where.end}]" if where else ''))
-            unasked = sum(not e.asked for e in s.elements if e.direction == d and e.kind != 'framing')
+            unasked = sum(not e.asked for e in s.elements if e.direction == d and e.kind in ('attribute', 'relation'))
             if unasked: print(f"     ... and {unasked} attributes/relations scored 1 without a question (their entity was judged absent)")
         print()
     return 0
