@@ -13,10 +13,10 @@ from .coref import (NOUNS, PERSONAL, VIEWER_PRONOUNS, COLOURS, SHAPES, SIDES, is
 # %% auto #0
 __all__ = ['PARSER_ALIASES', 'PARSER_HELP', 'V2_FIXES', 'RULE_SETS', 'EMBEDDED_GRAPHS', 'POSTURE', 'SILENT_POSTURE',
            'QUANTIFIERS', 'NOT_ATTRIBUTES', 'RELATIVE', 'ADVERB_STOP', 'COLLECTIVE', 'NEAR_ADVERBS', 'PHOTO_NOUNS',
-           'FRAME_POSITIONS', 'COMPLEX_PREP_NOUNS', 'PROPERTY_NOUNS', 'QUANTITY_NOUNS', 'LIGHT_NOUNS', 'LOCATIVE',
-           'ABSTRACT_NOUNS', 'HEDGE_ADVERBS', 'HEDGE_MODALS', 'PART_NOUNS', 'SHADES', 'PART_OF', 'HIGHLIGHT_COLOURS',
-           'Span', 'words_span', 'Entity', 'Relation', 'SceneGraph', 'load_parser', 'RuleSet', 'get_rules',
-           'v2_without', 'wordnet_lexicon', 'repair_parse', 'unasserted', 'graph_from_doc', 'shift_graph',
+           'FRAME_POSITIONS', 'FRAME_WIDE', 'COMPLEX_PREP_NOUNS', 'PROPERTY_NOUNS', 'QUANTITY_NOUNS', 'LIGHT_NOUNS',
+           'LOCATIVE', 'ABSTRACT_NOUNS', 'HEDGE_ADVERBS', 'HEDGE_MODALS', 'PART_NOUNS', 'SHADES', 'PART_OF',
+           'HIGHLIGHT_COLOURS', 'Span', 'words_span', 'Entity', 'Relation', 'SceneGraph', 'load_parser', 'RuleSet',
+           'get_rules', 'v2_without', 'wordnet_lexicon', 'repair_parse', 'unasserted', 'graph_from_doc', 'shift_graph',
            'check_texts', 'GraphExtractor', 'extract_graphs', 'graph_table', 'highlight_mentions']
 
 # %% ../nbs/01_graphs.ipynb #f8e4d8e4
@@ -205,6 +205,18 @@ def _close_up(t) -> bool:
     return p.lower_ == 'close'
 FRAME_POSITIONS = set('left right top bottom center centre middle corner edge side half quadrant foreground '
                       'background front rear part portion area section'.split())
+FRAME_WIDE = {'entire', 'whole', 'upper', 'lower', 'far'}   # "the entire frame", "the upper left frame": the photograph's
+def _depicted_frame(t) -> bool:
+    """A 'frame' that is a depicted thing, not the photograph's: plural (*window frames*); owned (*its frame*, *the frame
+    of the door*); indefinite (*a black frame*); or with a modifier that is no frame position (*a thick, dark brown
+    frame*, *the window frame*). *The frame*, *the entire frame* and *the upper left frame* stay the photograph's."""
+    if t.lemma_.lower() != 'frame': return False
+    if t.tag_ == 'NNS': return True
+    for c in t.children:
+        if c.dep_ == 'poss' or (c.dep_ == 'prep' and c.lower_ == 'of'): return True
+        if c.dep_ == 'det' and c.lower_ in ('a', 'an'): return True
+        if c.dep_ in ('amod', 'compound') and c.lower_ not in FRAME_POSITIONS | FRAME_WIDE: return True
+    return False
 COMPLEX_PREP_NOUNS = {'front', 'left', 'right'}  # in front of, to the left of, to the right of: one preposition
 PROPERTY_NOUNS = set('color colour hue shade tone tint size shape texture style material condition pose posture '
                      'width length height diameter depth thickness degree feature focus sheen shine gloss finish '
@@ -482,7 +494,8 @@ class _Builder:
         return self._prep_owner(p)
 
     def _prep_owner(self, p):
-        "For a prepositional object: the noun the preposition modifies, or the subject of its verb."
+        "For a prepositional object: the noun the preposition modifies, or the subject of its verb; for an appositive (*the river, a murky blue*): its noun."
+        if p.dep_ == 'appos' and p.head.pos_ in NOUNS: return p.head
         if p.dep_ != 'pobj': return None
         h = p.head.head
         if h.pos_ in NOUNS: return h
@@ -491,14 +504,29 @@ class _Builder:
             return next(iter(subs), None)
         return None
 
+    def _colour_owner(self, t):
+        """The token whose entity a colour noun describes: a noun conjoined to it, the noun of its "of" (*the faded brown
+        of the steps*), else the owner of its preposition or apposition. A colour conjoined to another takes that one's
+        owner (*hues of blue, gold, and silver*) unless it has its own *of*, and a property noun passes it on to its own
+        owner (*tiles in shades of brown*: the tiles)."""
+        def of_noun(c):
+            of = next((x for x in c.children if x.dep_ == 'prep' and x.lower_ == 'of'), None)
+            return next((x for x in of.children if x.dep_ == 'pobj' and x.pos_ in NOUNS), None) if of is not None else None
+        first = t
+        while of_noun(first) is None and first.dep_ == 'conj' and first.head.lemma_.lower() in COLOURS: first = first.head
+        chain = [c for c in _conjuncts(first) if c.pos_ in NOUNS and c.lemma_.lower() not in COLOURS]
+        y = of_noun(first)
+        o = chain[0] if chain else y if y is not None else self._prep_owner(first)
+        while o is not None and o.i in self.prop_nouns: o = self.doc[self.alias[o.i]] if o.i in self.alias else None
+        return o
+
     def _non_entities(self):
         "Nouns that name no depicted thing: photo words, property nouns, colours, places, light as circumstance, abstractions."
         for t in self.doc:
             if t.pos_ not in NOUNS: continue
             if not any(ch.isalnum() for ch in t.text): self.skip.add(t.i); continue   # punctuation the parser calls a noun ("mid-cheek")
             low, lem = t.lower_, t.lemma_.lower()
-            if (lem in PHOTO_NOUNS or _close_up(t)) and not (lem == 'frame' and any(c.dep_ in ('poss', 'prep') and
-                                                                 (c.dep_ == 'poss' or c.lower_ == 'of') for c in t.children)):
+            if (lem in PHOTO_NOUNS or _close_up(t)) and not _depicted_frame(t):
                 self.skip.add(t.i)
             elif lem in PROPERTY_NOUNS or (lem.endswith('ness') and t.pos_ == 'NOUN') or \
                  (lem in SHAPES and t.dep_ == 'pobj' and t.head.lower_ in ('in', 'into')):   # "in a full circle"
@@ -508,10 +536,7 @@ class _Builder:
             elif lem in COLOURS and (t.pos_ == 'NOUN' or t.pos_ == 'PROPN' and t.text.islower()):
                 # "a ring of green", "rimmed with shiny black", "shades of brown" (a colour the parser calls a name)
                 self.skip.add(t.i)
-                chain = [c for c in _conjuncts(t) if c.pos_ in NOUNS and c.lemma_.lower() not in COLOURS]
-                of = next((c for c in t.children if c.dep_ == 'prep' and c.lower_ == 'of'), None)
-                y = next((c for c in of.children if c.dep_ == 'pobj' and c.pos_ in NOUNS), None) if of is not None else None
-                o = chain[0] if chain else y if y is not None else self._prep_owner(t)   # y: "the faded brown of the steps"
+                o = self._colour_owner(t)
                 if o is not None: self.alias[t.i] = o.i; self.attr_nouns.add(t.i)
             elif t.pos_ == 'PROPN' and (t.ent_type_ in ('GPE', 'LOC') or (t.dep_ == 'pobj' and (t.head.lower_ == 'as' or
                                          t.head.lower_ == 'of' and t.ent_type_ in ('PERSON', 'ORG', 'NORP')))):
