@@ -517,7 +517,10 @@ class _Builder:
         chain = [c for c in _conjuncts(first) if c.pos_ in NOUNS and c.lemma_.lower() not in COLOURS]
         y = of_noun(first)
         o = chain[0] if chain else y if y is not None else self._prep_owner(first)
-        while o is not None and o.i in self.prop_nouns: o = self.doc[self.alias[o.i]] if o.i in self.alias else None
+        seen = set()   # property nouns can own each other (*the hue of the tone of blue*): no owner then
+        while o is not None and o.i in self.prop_nouns:
+            if o.i in seen: return None
+            seen.add(o.i); o = self.doc[self.alias[o.i]] if o.i in self.alias else None
         return o
 
     def _non_entities(self):
