@@ -48,7 +48,8 @@ ELEMENT_FIELDS = {
                  "omission)",
     'reference': "recall elements: which reference (0-based) they come from; null for precision elements",
     'kind': "'entity', 'attribute' or 'relation'; 'framing' for a claim about the shot (its angle, distance or "
-            "setting) or about which way a thing faces in it (the embedded configuration, nbs/04b): a generation's claim checked against the "
+            "setting), about which way a thing faces in it or about where it is in the frame (the embedded configuration, nbs/04b): a "
+            "generation's claim checked against the "
             "reference(s) (precision), a reference's against the generation (recall); not asked, not counted",
     'text': "the element in words: an entity's class name ('horse'), an attribute ('white'), a relation's predicate ('holds')",
     'identifier': "how the question named it ('the white horse'; 'man -> horse' for a relation); a framing claim: its "

@@ -26,7 +26,7 @@ CONFIGS = {
     'embedded': dict(**EMBEDDED_GRAPHS, judge='embedding:all-MiniLM-L6-v2',
                      threshold=2.0, rewrites='llm', batch_size=128,  # the judge: nbs/03a; large chunks fill its phrase batches
                      entity_spans='heads',        # an entity's words stop at its own modifiers (`entity_head_spans`)
-                     framing='shot+facing'),      # the shot's angle, distance, setting and which way things face, checked in the granular mistakes and omissions (nbs/04b)
+                     framing='shot+facing+position'),   # the shot's angle, distance, setting, which way things face and where they are in the frame, checked in the granular mistakes and omissions (nbs/04b)
     # the authors' code: rewrites used as the judge wrote them; with the vllm judge, their sampling and their cut
     'paper': dict(parser='en_core_web_trf', coref='maverick', rules='reference', judge='vllm:Qwen/Qwen3-14B',
                   threshold=2.0, rewrites='raw', batch_size=16, entity_spans='mentions', framing='none', judge_defaults={'vllm': dict(truncate='reference', sampling='reference')}),
@@ -256,7 +256,7 @@ class PoSh:
                  judge_kwargs:dict|None=None, # passed to the judge backend (e.g. base_url for 'openai')
                  scope:str|None=None,     # granular mistakes: 'heads' gives uncovered words to their head's elements (`head_scopes`); None: spans only (paper)
                  entity_spans:str|None=None, # 'heads': an entity's spans without its own leading attributes (`entity_head_spans`); 'mentions': whole mentions (paper); None: the configuration's
-                 framing:str|None=None,   # 'shot', 'facing' or 'shot+facing': framing claims as uncounted elements of the granular mistakes and omissions (`framing_elements`, nbs/04b); 'none' (paper); None: the configuration's
+                 framing:str|None=None,   # checks of FRAMING_CHECKS joined by '+' ('shot', 'facing', 'position'; 'shot+facing+position'): framing claims as uncounted elements of the granular mistakes and omissions (`framing_elements`, nbs/04b); 'none' (paper); None: the configuration's
                  progress:bool=False):    # progress bar on stderr
         if config not in CONFIGS: raise ValueError(f"unknown config {config!r}: choose one of {sorted(CONFIGS)}")
         c = dict(CONFIGS[config])
