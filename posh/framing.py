@@ -100,12 +100,21 @@ POSITION_VALUES = {   # axis -> value -> the words that state it
     'horizontal': {'left': r"left", 'right': r"right", 'center': r"cent(?:er|re)|middle"},
     'vertical': {'top': r"top|upper", 'bottom': r"bottom|lower"},
 }
+_REGION = r"side|corner|quadrant|edge|portion|part|half|third|section|area|foreground|background"
 _POSITION = re.compile(
-    r"\b(?:(?:on|to|in|at|towards?|near|along|across|from|into|of)\s+)?the\s+(?:far\s+|very\s+|extreme\s+)?"
-    rf"(?:({'|'.join(POSITION_VALUES['vertical'].values())})[- ]?)?"
-    rf"(?:({'|'.join(POSITION_VALUES['horizontal'].values())})(?:[- ]hand)?)?"
-    r"(?:\s+(?:side|corner|quadrant|edge|portion|part|half|third|section|area))?"
-    rf"(?:\s+of\s+the\s+{_FRAME}|(?:(?<=quadrant)|(?<=corner))(?!\s+of\b))\b", re.I)
+    r"\b(?P<prep>(?:on|to|in|at|towards?|near|along|across|from|into|of)\s+)?the\s+(?:far\s+|very\s+|extreme\s+)?"
+    rf"(?:(?P<v>{'|'.join(POSITION_VALUES['vertical'].values())})(?:[- ](?=(?:left|right|cent|middle)))?)?"
+    rf"(?:(?P<h>{'|'.join(POSITION_VALUES['horizontal'].values())})(?:[- ]hand)?)?"
+    rf"(?:\s+(?P<region>{_REGION}))?(?P<frame>\s+of\s+the\s+{_FRAME})?\b", re.I)
+_OF_SOMETHING = re.compile(rf"\s+(?:(?:{_REGION})\s+)?of\b", re.I)   # "the left side of the shelf": a place on a thing
+
+def _frame_position(m:re.Match, text:str) -> bool:
+    "Whether a `_POSITION` match places a thing in the frame: it names the frame, or a corner or quadrant, or it is a bare side after a preposition (*on the left*); never a place on another thing (*the left side of the shelf*)."
+    if not (m.group('v') or m.group('h')) or (not m.group('frame') and _OF_SOMETHING.match(text, m.end())): return False
+    region = (m.group('region') or '').lower()
+    bare = (m.group('prep') or '').lower().split()[:1] in (['on'], ['to'], ['in'], ['at'], ['towards'], ['toward'], ['near'])   # not "of the left ...", "from the top left"
+    return bool(m.group('frame')) or region in ('corner', 'quadrant') or (bare and region in ('', 'side', 'foreground', 'background'))
+
 _ABOUT_STOP = frozenset("""the this that these those its their his her our from with for are was were been and which while
 where who whose there here also into onto over under behind above below near beside between across along through around
 toward towards against upon atop out off side sides corner corners quadrant edge edges portion part half third section
@@ -123,11 +132,13 @@ def _about(text:str, i:int) -> frozenset:
                      if len(w) >= 3 and w not in _ABOUT_STOP and w not in COLOURS and not w.endswith(('ing', 'ed')))
 
 def position_claims(text:str) -> list[FramingClaim]:
-    "Where `text` places things in the frame: per phrase, a claim on each axis it names, about its sentence's words."
+    "Where `text` places things in the frame: per phrase, a claim on each axis it names, about its sentence's words (phrases that say which way a thing faces are the facing check's)."
+    facing = [(s.start, s.end) for c in facing_claims(text) for s in c.spans]
     out = []
     for m in _POSITION.finditer(text):
+        if not _frame_position(m, text) or any(a < m.end() and m.start() < b for a, b in facing): continue
         span, about = Span(m.group(0), m.start(), m.end(), _sentence_of(text, m.start())), _about(text, m.start())
-        for axis, said in (('vertical', m.group(1)), ('horizontal', m.group(2))):
+        for axis, said in (('vertical', m.group('v')), ('horizontal', m.group('h'))):
             if said: out.append(FramingClaim(axis, frozenset(v for v, pat in POSITION_VALUES[axis].items()
                                                              if re.fullmatch(pat, said, re.I)), [span], about))
     return out
