@@ -329,7 +329,7 @@ def _spans_of(e) -> list[tuple[int, int]]:
     spans = e.spans if hasattr(e, 'spans') else e[0]
     if hasattr(spans, 'start') or (isinstance(spans, tuple) and len(spans) == 2 and isinstance(spans[0], (int, np.integer))):
         spans = [spans]
-    spans = list(spans) + list(getattr(e, 'scope', None) or [])   # an element's scope (PoSh(scope='heads')) counts as its words
+    spans = list(spans) + list(getattr(e, 'scope', None) or [])   # an element's scope (PoSh(scope=...)) counts as its words
     return [(int(s.start), int(s.end)) if hasattr(s, 'start') else (int(s[0]), int(s[1])) for s in spans]
 
 def element_score(e) -> float: # an Element (or anything with .score, optionally .kind and .asked), or a (spans, score) pair

@@ -18,7 +18,7 @@ from .judges import embedded_gguf_path, model_short_name, Judge
 from .backends import BACKENDS, make_judge, parse_judge_spec, backend_class
 
 # %% auto #0
-__all__ = ['CONFIGS', 'judge_can_rewrite', 'judge_signature', 'content_key', 'code_fingerprint', 'Cache', 'CachedJudge',
+__all__ = ['CONFIGS', 'SCOPES', 'judge_can_rewrite', 'judge_signature', 'content_key', 'code_fingerprint', 'Cache', 'CachedJudge',
            'check_pairs', 'element_from_dict', 'pair_from_dict', 'head_scopes', 'entity_head_spans', 'PoSh']
 
 # %% ../nbs/05_posh.ipynb #0dc476d5
@@ -26,10 +26,11 @@ CONFIGS = {
     'embedded': dict(**EMBEDDED_GRAPHS, judge='embedding:all-MiniLM-L6-v2',
                      threshold=2.0, rewrites='llm', batch_size=128,  # the judge: nbs/03a; large chunks fill its phrase batches
                      entity_spans='heads',        # an entity's words stop at its own modifiers (`entity_head_spans`)
-                     framing='shot+facing+position'),   # the shot's angle, distance, setting, which way things face and where they are in the frame, checked in the granular mistakes and omissions (nbs/04b)
+                     framing='shot+facing+position',   # the shot's angle, distance, setting, which way things face and where they are in the frame, checked in the granular mistakes and omissions (nbs/04b)
+                     scope='modifiers'),   # the adjectives and adverbs no element covers take their head's elements' scores, both texts (`head_scopes`)
     # the authors' code: rewrites used as the judge wrote them; with the vllm judge, their sampling and their cut
     'paper': dict(parser='en_core_web_trf', coref='maverick', rules='reference', judge='vllm:Qwen/Qwen3-14B',
-                  threshold=2.0, rewrites='raw', batch_size=16, entity_spans='mentions', framing='none', judge_defaults={'vllm': dict(truncate='reference', sampling='reference')}),
+                  threshold=2.0, rewrites='raw', batch_size=16, entity_spans='mentions', framing='none', scope='none', judge_defaults={'vllm': dict(truncate='reference', sampling='reference')}),
 }
 
 def judge_can_rewrite(judge) -> bool:
@@ -198,10 +199,14 @@ def pair_from_dict(d:dict) -> PairScore:
     return PairScore(**d)
 
 # %% ../nbs/05_posh.ipynb #fd5f5d7b
+SCOPES = {'heads': None,                          # every word, the generation's only (opt-in)
+          'modifiers': frozenset({'ADJ', 'ADV'})}   # adjectives and adverbs, in both texts (the embedded default)
+
 def head_scopes(doc,             # the parsed text (a spaCy Doc) that the elements' spans index
                 elements:list,   # its elements (`Element`), e.g. a generation's precision elements
+                pos:frozenset|None=None, # the coarse parts of speech (spaCy `pos_`) of the words given out; None: every word
                ) -> list:
-    "Set each element's `scope`: the words no element covers whose first covered head (up the dependency chain) it covers."
+    "Set each element's `scope`: the words no element covers (of parts of speech `pos`) whose first covered head (up the dependency chain) it covers."
     sentence = {t.i: k for k, s in enumerate(doc.sents) for t in s}
     owners = [[] for _ in doc]   # token i -> the elements whose spans cover it
     for j, e in enumerate(elements):
@@ -210,7 +215,7 @@ def head_scopes(doc,             # the parsed text (a spaCy Doc) that the elemen
             for t in doc.char_span(s.start, s.end, alignment_mode='expand') or ():
                 if j not in owners[t.i]: owners[t.i].append(j)
     for t in doc:
-        if owners[t.i] or t.is_punct or not t.text.strip(): continue
+        if owners[t.i] or t.is_punct or not t.text.strip() or (pos is not None and t.pos_ not in pos): continue
         h = t
         while h.head.i != h.i and not owners[h.head.i]: h = h.head
         if h.head.i == h.i: continue   # the chain ends at an uncovered root: the word stays unchecked
@@ -254,7 +259,7 @@ class PoSh:
                  cache_dir:str|os.PathLike|None=None, # SQLite cache folder; None: no cache
                  batch_size:int|None=None, # pairs judged together (and checkpointed together); None: the configuration's (embedded 128, paper 16)
                  judge_kwargs:dict|None=None, # passed to the judge backend (e.g. base_url for 'openai')
-                 scope:str|None=None,     # granular mistakes: 'heads' gives uncovered words to their head's elements (`head_scopes`); None: spans only (paper)
+                 scope:str|None=None,     # granular token scores: 'modifiers' gives each text's uncovered adjectives and adverbs to their head's elements, 'heads' every uncovered word of the generation (`head_scopes`, `SCOPES`); 'none': spans only (paper); None: the configuration's
                  entity_spans:str|None=None, # 'heads': an entity's spans without its own leading attributes (`entity_head_spans`); 'mentions': whole mentions (paper); None: the configuration's
                  framing:str|None=None,   # checks of FRAMING_CHECKS joined by '+' ('shot', 'facing', 'position'; 'shot+facing+position'): framing claims as uncounted elements of the granular mistakes and omissions (`framing_elements`, nbs/04b); 'none' (paper); None: the configuration's
                  progress:bool=False):    # progress bar on stderr
@@ -268,8 +273,8 @@ class PoSh:
         self.judge_spec = c['judge']   # the configuration's settings for this backend, then the user's (which win)
         self.judge_kwargs = {**c.get('judge_defaults', {}).get(backend, {}), **dict(judge_kwargs or {})}
         self.weights = check_weights(weights)
-        if scope not in (None, 'heads'): raise ValueError(f"scope must be None or 'heads', not {scope!r}")
-        self.scope = scope
+        self.scope = c.get('scope', 'none') if scope is None else scope
+        if self.scope not in ('none', *SCOPES): raise ValueError(f"scope must be 'none' or one of {list(SCOPES)}, not {scope!r}")
         self.entity_spans = c.get('entity_spans', 'mentions') if entity_spans is None else entity_spans
         if self.entity_spans not in ('heads', 'mentions'): raise ValueError(f"entity_spans must be 'heads' or 'mentions', not {self.entity_spans!r}")
         self.framing = framing_setting(c.get('framing', 'none') if framing is None else framing)
@@ -313,7 +318,7 @@ class PoSh:
                 + (f'|rewrite:{self.rewrite}' if self.rewrite in ('rule', 'raw') else '')
                 + ('|spans:heads' if self.entity_spans == 'heads' else '')
                 + ('' if self.framing == 'none' else f'|framing:{self.framing}')
-                + (f'|scope:{self.scope}' if self.scope else ''))
+                + ('' if self.scope == 'none' else f'|scope:{self.scope}'))
 
     def _graph_key(self, text:str) -> str:
         return content_key(posh.__version__, code_fingerprint(), self.parser, self.coref, self.rules, text)
@@ -386,10 +391,15 @@ class PoSh:
         if granular and self.framing != 'none':   # after the cache: the pairs it keeps hold the graph's elements only
             checks = tuple(self.framing.split('+'))
             for g, r, sc in zip(gens, refs, out): sc.elements.extend(framing_elements(g, r, checks))
-        if granular and self.scope == 'heads':   # the generations parsed as the protocol parses them (whole, as given)
-            uniq = list(dict.fromkeys(gens))
-            docs = dict(zip(uniq, self.extractor.nlp.pipe(uniq)))
-            for g, sc in zip(gens, out): head_scopes(docs[g], [e for e in sc.elements if e.direction == 'precision'])
+        if granular and self.scope != 'none':   # the texts parsed as the protocol parses them (whole, as given)
+            both, pos = self.scope == 'modifiers', SCOPES[self.scope]
+            uniq = list(dict.fromkeys(gens + ([r for rs in refs for r in rs] if both else [])))
+            nlp = self.extractor.nlp   # tags and dependencies only: the same parse at half the time
+            docs = dict(zip(uniq, nlp.pipe(uniq, disable=[p for p in ('ner', 'lemmatizer') if p in nlp.pipe_names])))
+            for g, rs, sc in zip(gens, refs, out):
+                head_scopes(docs[g], [e for e in sc.elements if e.direction == 'precision'], pos)
+                for j, r in enumerate(rs if both else []):   # each reference's recall elements index that reference
+                    head_scopes(docs[r], [e for e in sc.elements if e.direction == 'recall' and (e.reference or 0) == j], pos)
         if not granular:
             for sc in out: sc.elements = None
         return out

@@ -210,7 +210,7 @@ def element_record(e:Element, question:bool=True) -> dict:
     rec = {'direction': e.direction, 'reference': e.reference, 'kind': e.kind, 'text': e.text,
            'identifier': e.identifier, 'question': e.question, 'score': e.score, 'present': e.present,
            'asked': e.asked, 'spans': _span_dicts(e.spans)}
-    if e.scope: rec['scope'] = _span_dicts(e.scope)   # PoSh(scope='heads') only
+    if e.scope: rec['scope'] = _span_dicts(e.scope)   # PoSh(scope='modifiers' or 'heads') only
     if not question: del rec['question']
     return rec
 
@@ -228,7 +228,7 @@ def _why(e:Element) -> str:
     return e.identifier if e.kind == 'framing' else 'not asked (entity absent)'
 
 def _marked(text:str, elements:list[Element], below:float, rgb:str) -> str:
-    "HTML of `text` with the spans (and scope words, `PoSh(scope='heads')`) of `elements` scoring below `below` shaded by score."
+    "HTML of `text` with the spans (and scope words, `PoSh(scope=...)`) of `elements` scoring below `below` shaded by score."
     cover = [[] for _ in text]
     for e in elements:
         if e.score >= below: continue

@@ -87,7 +87,7 @@ class Element:
     asked: bool = False       # False: scored without a question (absent entity: 1; the viewer: 5)
     candidates: list[tuple[str, float]] = field(default_factory=list)  # entities: every identifier tried, its score
     reference: int|None = None  # recall elements: which reference they come from (several references per pair)
-    scope: list[Span] = field(default_factory=list)  # words no element covers that depend on this element's words (granular mistakes of the embedded configuration: `posh.metric.head_scopes`)
+    scope: list[Span] = field(default_factory=list)  # words no element covers that depend on this element's words (granular token scores: `posh.metric.head_scopes`; the embedded configuration gives out modifiers)
     counted: bool = True      # enters the coarse means (False: the viewer, its attributes, viewer-viewer relations)
 
 # %% ../nbs/03_templates.ipynb #a738a6dc
