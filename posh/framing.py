@@ -106,13 +106,14 @@ _POSITION = re.compile(
     rf"(?:(?P<v>{'|'.join(POSITION_VALUES['vertical'].values())})(?:[- ](?=(?:left|right|cent|middle)))?)?"
     rf"(?:(?P<h>{'|'.join(POSITION_VALUES['horizontal'].values())})(?:[- ]hand)?)?"
     rf"(?:\s+(?P<region>{_REGION}))?(?P<frame>\s+of\s+the\s+{_FRAME})?\b", re.I)
+_BARE_PREPS = frozenset('on to in at towards toward near'.split())   # a bare side after these places a thing in the frame (not "of the left", "from the top left")
 _OF_SOMETHING = re.compile(rf"\s+(?:(?:{_REGION})\s+)?of\b", re.I)   # "the left side of the shelf": a place on a thing
 
 def _frame_position(m:re.Match, text:str) -> bool:
     "Whether a `_POSITION` match places a thing in the frame: it names the frame, or a corner or quadrant, or it is a bare side after a preposition (*on the left*); never a place on another thing (*the left side of the shelf*)."
     if not (m.group('v') or m.group('h')) or (not m.group('frame') and _OF_SOMETHING.match(text, m.end())): return False
-    region = (m.group('region') or '').lower()
-    bare = (m.group('prep') or '').lower().split()[:1] in (['on'], ['to'], ['in'], ['at'], ['towards'], ['toward'], ['near'])   # not "of the left ...", "from the top left"
+    region, prep = (m.group('region') or '').lower(), (m.group('prep') or '').split()
+    bare = bool(prep) and prep[0].lower() in _BARE_PREPS
     return bool(m.group('frame')) or region in ('corner', 'quadrant') or (bare and region in ('', 'side', 'foreground', 'background'))
 
 _ABOUT_STOP = frozenset("""the this that these those its their his her our from with for are was were been and which while
