@@ -92,7 +92,7 @@ def main(argv=None):
     ap.add_argument('--fit', default=None, help='FILE.py:FUNC, FUNC(train annotations) -> PoSh kwargs for the fold')
     ap.add_argument('--seed', type=int, default=0, help='seed of the folds')
     ap.add_argument('--cache-dir', default=None, help="PoSh's answer cache folder (default: none, every answer fresh)")
-    ap.add_argument('--scope', default=None, choices=['heads'], help="PoSh(scope=): 'heads' gives the generation's uncovered words to their head's elements")
+    ap.add_argument('--scope', default=None, choices=['none', 'modifiers', 'heads'], help="PoSh(scope=): which uncovered words take their head's elements' scores (default: the configuration's)")
     ap.add_argument('--entity-spans', default=None, choices=['heads', 'mentions'], help="PoSh(entity_spans=): 'mentions' reports entities by whole mentions (default: the configuration's)")
     ap.add_argument('--json', default=None, help='also write the table rows to this JSON file')
     args = ap.parse_args(argv)

@@ -13,11 +13,11 @@ from typing import Any, NamedTuple, Sequence
 __all__ = ['FIXTURES', 'DOCENT_LABELS', 'DOCENT_DIMENSIONS', 'DOCENT_COARSE_HUBS', 'DOCENT_COARSE_COLUMNS', 'DOCENT_GRANULAR_HUB',
            'DOCENT_GRANULAR_COLUMNS', 'DOCENT_HUB', 'DOCENT_HUB_COLUMNS', 'CAPARENA_COLUMNS',
            'CAPARENA_NON_SOURCE_WINNERS', 'IIW400_FILE', 'IIW400_COLUMNS', 'IIW400_DIMENSIONS', 'GRANULAR_DEV_FILE',
-           'GRANULAR_DEV_COLUMNS', 'GRANULAR_DEV_MODEL', 'MISTAKE_LABELS', 'repo_data_dirs', 'find_data_file',
-           'fixture_path', 'read_rows', 'check_columns', 'DataUnavailableError', 'load_hub_rows', 'load_hub_first',
-           'DocentCoarsePair', 'load_docent_coarse', 'to_frame', 'CharSpan', 'GranularAnnotation', 'parse_spans',
-           'map_columns', 'load_docent_granular', 'LeaderboardItem', 'load_docent_leaderboard', 'CapArenaBattle',
-           'load_caparena', 'IIWPair', 'load_iiw400', 'load_granular_dev']
+           'GRANULAR_DEV_COLUMNS', 'GRANULAR_DEV_MODEL', 'MISTAKE_LABELS', 'GRANULAR_TEST_FILE', 'repo_data_dirs',
+           'find_data_file', 'fixture_path', 'read_rows', 'check_columns', 'DataUnavailableError', 'load_hub_rows',
+           'load_hub_first', 'DocentCoarsePair', 'load_docent_coarse', 'to_frame', 'CharSpan', 'GranularAnnotation',
+           'parse_spans', 'map_columns', 'load_docent_granular', 'LeaderboardItem', 'load_docent_leaderboard',
+           'CapArenaBattle', 'load_caparena', 'IIWPair', 'load_iiw400', 'load_granular_dev', 'load_granular_test']
 
 # %% ../nbs/10_data.ipynb #9e933b88
 def repo_data_dirs() -> list[Path]:
@@ -373,9 +373,10 @@ GRANULAR_DEV_MODEL = 'IIW-P5B'                       # the model that wrote the 
 MISTAKE_LABELS = ('contradicted', 'unsupported')     # the granular dev set's two kinds of mistake
 
 def load_granular_dev(path:str|Path|None=None, # the jsonl; None: data/granular_dev/granular_dev.jsonl of the repository
+                      _file:str=GRANULAR_DEV_FILE,  # the file below data/ when `path` is None (`load_granular_test` passes its own)
                      ) -> list[GranularAnnotation]:
     "Load the human-labelled granular dev set: mistakes (with their labels) and omissions of 30 IIW-400 pairs."
-    p = find_data_file(GRANULAR_DEV_FILE, path)
+    p = find_data_file(_file, path)
     rows = read_rows(p)
     check_columns(rows, GRANULAR_DEV_COLUMNS, str(p))
     out, seen = [], {}
@@ -393,3 +394,11 @@ def load_granular_dev(path:str|Path|None=None, # the jsonl; None: data/granular_
                                       parse_spans(r['omissions'], r['reference'], where + ' omissions'),
                                       source=str(p), mistake_labels=labels))
     return out
+
+# %% ../nbs/10_data.ipynb #6b1cd4b8
+GRANULAR_TEST_FILE = 'granular_test/granular_test.jsonl'
+
+def load_granular_test(path:str|Path|None=None, # the jsonl; None: data/granular_test/granular_test.jsonl of the repository
+                      ) -> list[GranularAnnotation]:
+    "Load the human-labelled granular test set: 20 more IIW-400 pairs, the dev set's schema, for measuring only."
+    return load_granular_dev(path, _file=GRANULAR_TEST_FILE)

@@ -23,9 +23,9 @@ __all__ = ['DOCENT_LABEL_SCORES', 'DIMENSION_SCORES', 'PUNCTUATION_TOKENS', 'SUB
            'max_over_overlaps', 'posh_token_scores', 'macro_f1', 'auroc', 'token_auroc', 'MaxF1', 'pooled',
            'threshold_sweep', 'evaluate_granular', 'label_gold', 'evaluate_mistake_label', 'span_token_sets',
            'relaxed_match', 'SpanAgreement', 'relaxed_span_agreement', 'item_folds', 'out_of_fold', 'SpearmanInterval',
-           'SpearmanDifference', 'spearman_interval', 'spearman_difference', 'Token', 'tokenize', 'SpanTask',
-           'token_gold', 'token_min_scores', 'SweepResult', 'token_f1_sweep', 'token_f1_at', 'granular_tasks_v0',
-           'evaluate_granular_v0']
+           'SpearmanDifference', 'spearman_interval', 'spearman_difference', 'GranularDifference',
+           'granular_difference', 'Token', 'tokenize', 'SpanTask', 'token_gold', 'token_min_scores', 'SweepResult',
+           'token_f1_sweep', 'token_f1_at', 'granular_tasks_v0', 'evaluate_granular_v0']
 
 # %% ../nbs/11_meta_eval.ipynb #cac74852
 DOCENT_LABEL_SCORES = {'1_much_better': 2, '1_slightly_better': 1, 'equal': 0, '2_slightly_better': -1, '2_much_better': -2}
@@ -580,6 +580,53 @@ def spearman_difference(x1:Sequence[float], # one metric's values, one per item
     d = d[np.isfinite(d)]
     return SpearmanDifference(_rho(x1, y) - _rho(x2, y), *_bounds(d, level), float((d > 0).mean()) if len(d) else float('nan'),
                               len(y), len(d))
+
+# %% ../nbs/11_meta_eval.ipynb #18aa8b59
+@dataclass
+class GranularDifference:
+    "Best macro F1 and token AUROC of method a minus method b on one task, with paired bootstrap intervals over the texts."
+    task: str
+    f1_difference: float
+    f1_low: float
+    f1_high: float
+    f1_share_above: float    # share of resamples where a's best macro F1 is the higher
+    auroc_difference: float
+    auroc_low: float
+    auroc_high: float
+    n_texts: int
+    rounds: int
+
+def _text_slices(labels:Mapping[str, Mapping[str, TokenLabels]], subtask:str) -> list[np.ndarray]:
+    "Per text in `pooled`'s (sorted key) order: the positions of its tokens in the pooled arrays."
+    sizes = [len(labels[k][subtask].tokens) for k in sorted(labels)]
+    ends = np.cumsum(sizes)
+    return [np.arange(e - n, e) for n, e in zip(sizes, ends)]
+
+def granular_difference(labels:Mapping[str, Mapping[str, TokenLabels]], # `token_labels`
+                        scores_a:Mapping[str, Mapping[str, Sequence[float]]], # method a's per-token scores (low = error)
+                        scores_b:Mapping[str, Mapping[str, Sequence[float]]], # method b's, on the same texts
+                        subtask:str='mistakes',   # 'mistakes' or 'omissions'
+                        annotations:Sequence[GranularAnnotation]|None=None, label:str|None=None, # a mistake label alone
+                        n_rounds:int=1000, seed:int=42, level:float=0.95, n_thresholds:int=10) -> GranularDifference:
+    "a's best macro F1 and token AUROC minus b's on one task, with paired percentile bootstrap intervals over the texts."
+    _check_level(level)
+    if subtask not in SUBTASKS: raise ValueError(f"subtask must be one of {SUBTASKS}, not {subtask!r}")
+    if label is not None and subtask != 'mistakes': raise ValueError(f"a mistake label ({label!r}) needs subtask 'mistakes', not {subtask!r}")
+    if label is not None and annotations is None: raise ValueError("a mistake label needs the annotations (their mistake_labels)")
+    g, sa = pooled(labels, scores_a, subtask)
+    _, sb = pooled(labels, scores_b, subtask)
+    keep = np.ones(len(g), bool)
+    if label is not None: g, keep = label_gold(annotations, labels, label)
+    texts = _text_slices(labels, subtask)
+    def both(ix):
+        ix = ix[keep[ix]]
+        a, b = threshold_sweep(g[ix], sa[ix], n_thresholds), threshold_sweep(g[ix], sb[ix], n_thresholds)
+        return a.best_f1 - b.best_f1, a.auroc - b.auroc
+    full = both(np.arange(len(g)))
+    d = np.array([both(np.concatenate([texts[i] for i in o])) for o in bootstrap_orders(len(texts), n_rounds, seed)])
+    d = d[np.isfinite(d).all(1)]   # a resample without an error token (or without a correct one) has no AUROC
+    return GranularDifference(label or subtask, full[0], *_bounds(d[:, 0], level), float((d[:, 0] > 0).mean()),
+                              full[1], *_bounds(d[:, 1], level), len(texts), len(d))
 
 # %% ../nbs/11_meta_eval.ipynb #56533b69
 PAPER_RESULTS = {

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from posh.data import load_iiw400, load_granular_dev
+from posh.data import load_iiw400, load_granular_dev, load_granular_test
 
 ROOT = Path(__file__).resolve().parents[1]
 TOOL = ROOT / 'tools' / 'build_granular_dev.py'
@@ -63,3 +63,14 @@ def test_committed_set_matches_its_annotations(tmp_path):
         assert (tmp_path / name).read_text() == (ROOT / 'data' / 'granular_dev' / name).read_text(), f"{name} is stale: rebuild"
     dev = load_granular_dev()
     assert len(dev) == 30 and sum(map(len, (a.mistakes for a in dev))) > 0
+
+
+def test_committed_test_set_matches_its_annotations(tmp_path):
+    "The granular test set (--set test) is built from its own annotations, shares no pair with the dev set and is current."
+    p = subprocess.run([sys.executable, str(TOOL), '--set', 'test', '--complete', '--out', str(tmp_path)], capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    for name in ('granular_test.jsonl', 'granular_test_second.jsonl', 'agreement.json', 'README.md'):
+        assert (tmp_path / name).read_text() == (ROOT / 'data' / 'granular_test' / name).read_text(), f"{name} is stale: rebuild"
+    test, dev = load_granular_test(), load_granular_dev()
+    assert len(test) == 20 and sum(map(len, (a.mistakes for a in test))) > 0 and sum(map(len, (a.omissions for a in test))) > 0
+    assert not {a.uuid for a in test} & {a.uuid for a in dev}

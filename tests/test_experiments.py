@@ -220,6 +220,7 @@ def test_iiw400(run_notebook, tmp_path):
     check_iiw(out, 100, llm=False)             # the default: the full report (100 pairs), LLM-judge baseline off
     check_png(figs/'24_iiw400_iiw400-embedded_spearman.png')
     assert (out/'granular_dev.csv').is_file()   # the default: with the granular dev set (checked in the notebook)
+    assert (out/'granular_test.csv').is_file()  # and the granular test set
     iv, per = pd.read_csv(out/'intervals.csv'), pd.read_csv(out/'per_pair.csv')   # bootstrap intervals, and the dev labels' coarse scores
     row = iv[(iv['sample'] == 'IIW-400, 100 pairs') & (iv.metric == 'PoSh recall')].iloc[0]
     assert close(row.rho, spearman_kendall(per.posh_recall, per.sxs_Comprehensiveness)[0]) and row.low < row.rho < row.high
@@ -227,6 +228,6 @@ def test_iiw400(run_notebook, tmp_path):
     assert {'recall by the human labels', 'precision by the human labels'} <= set(dev.metric) and (dev.n == 30).all()
     out3, _ = run_notebook('24_iiw400', tmp_path/'three', limit=3,           # the `limit` path, with the LLM judge;
                            baselines=['length', 'bleu4', 'rougeL', 'meteor', 'cider', 'llm_judge'],
-                           granular_dev=False)                              # the granular section: the run above
+                           granular_dev=False, granular_test=False)         # the granular sections: the run above
     assert not (out3/'granular_dev.csv').exists() and not (out3/'intervals.csv').exists()   # 3 pairs: no intervals
     check_iiw(out3, 3)
