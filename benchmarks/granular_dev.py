@@ -5,6 +5,7 @@
     python benchmarks/granular_dev.py --judge transformers:smollm2 --items 6      # a slow judge on the first 6 items
     python benchmarks/granular_dev.py --cv 5 --fit my_fit.py:fit                  # out-of-fold: a judge fitted per fold
     python benchmarks/granular_dev.py --methods PoSh --json out.json              # PoSh only; rows also as JSON
+    python benchmarks/granular_dev.py --dev data/granular_test/granular_test.jsonl   # the test set (measure only, never fit)
     python benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --scope heads   # mistakes reach their function words
     python benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --entity-spans mentions   # entities by whole mentions
 
@@ -128,7 +129,7 @@ def main(argv=None):
                                  ' ; '.join(dict.fromkeys(sigs)))
         gs.seconds['PoSh'] = time.perf_counter() - t1
     table = granular_table(gs, TASK_LABELS)
-    print_table(table, f"granular dev set: {len(dev)} items ({dev[0].source}); {time.perf_counter() - t0:.0f}s in all, " +
+    print_table(table, f"granular {'test' if Path(dev[0].source).name.startswith('granular_test') else 'dev'} set: {len(dev)} items ({dev[0].source}); {time.perf_counter() - t0:.0f}s in all, " +
                 ', '.join(f"{m} {s:.0f}s" for m, s in gs.seconds.items()))
     for m, s in gs.signatures.items(): print(f"{m}: {s}")
     if args.json:
