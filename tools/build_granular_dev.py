@@ -208,7 +208,8 @@ annotated rows 61-75, `B` rows 76-90; `C` annotated rows 61-65 a second time, in
 The annotations are written by quoting the texts (`annotations/<annotator>/<id>.json`, with a few words of `why`
 per span); `tools/build_granular_dev.py` turns quotes into character offsets and fails on a quote it cannot find.
 These are not expert human labels: they are careful readings by models, to be treated as a dev set for measuring
-and fitting with cross-validation, not as a test set.
+and fitting with cross-validation, not as a test set: the test set, 20 other pairs nothing is fitted or chosen on,
+is `data/granular_test/` (same conventions, other annotators).
 
 **Files.**
 
