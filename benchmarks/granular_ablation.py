@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'benchmarks'))
 
-ROWS = {   # name -> PoSh keyword arguments (the judge, when named, is built at run time)
+ROWS = {   # name -> PoSh keyword arguments (the judge: the shipped one, built once, unless named)
     'default': {},
     'scope none': dict(scope='none'),
     'framing none': dict(framing='none'),
@@ -39,13 +39,17 @@ def main(argv=None):
     from posh.data import load_granular_dev, load_granular_test
     from posh.metric import PoSh
     from posh.experiments import granular_scores, granular_table
+    from posh.backends import make_judge
+    from posh.metric import CONFIGS
     data = load_granular_test() if args.set == 'test' else load_granular_dev()
     print(f"granular {args.set} set, {len(data)} pairs{' (in-sample for the shipped maps)' if args.set == 'dev' else ''}\n")
     print('| PoSh embedded | mistakes F1 / AUROC | contradicted F1 / AUROC | omissions F1 / AUROC |\n|---|---|---|---|')
+    shipped = make_judge(CONFIGS['embedded']['judge'])   # one judge (its model loaded once) for the rows that keep it
     for name, kw in ROWS.items():
         if kw.get('judge') == 'cal3':
             from paraphrase import baseline_judge, BASELINE
             kw = dict(kw, judge=baseline_judge(BASELINE))
+        else: kw = dict(kw, judge=shipped)
         t = granular_table(granular_scores(PoSh('embedded', **kw), data, ['PoSh']), ['contradicted'])
         r = {row.task: f"{row.f1:.3f} / {row.auroc:.3f}" for row in t.itertuples()}
         print(f"| {name} | {r['mistakes']} | {r['contradicted']} | {r['omissions']} |", flush=True)

@@ -373,10 +373,12 @@ GRANULAR_DEV_MODEL = 'IIW-P5B'                       # the model that wrote the 
 MISTAKE_LABELS = ('contradicted', 'unsupported')     # the granular dev set's two kinds of mistake
 
 def load_granular_dev(path:str|Path|None=None, # the jsonl; None: data/granular_dev/granular_dev.jsonl of the repository
-                      _file:str=GRANULAR_DEV_FILE,  # the file below data/ when `path` is None (`load_granular_test` passes its own)
                      ) -> list[GranularAnnotation]:
     "Load the human-labelled granular dev set: mistakes (with their labels) and omissions of 30 IIW-400 pairs."
-    p = find_data_file(_file, path)
+    return _load_granular(find_data_file(GRANULAR_DEV_FILE, path))
+
+def _load_granular(p:Path) -> list[GranularAnnotation]:
+    "A granular set's jsonl (the dev set's schema, `load_granular_dev` and `load_granular_test`), checked line by line."
     rows = read_rows(p)
     check_columns(rows, GRANULAR_DEV_COLUMNS, str(p))
     out, seen = [], {}
@@ -401,4 +403,4 @@ GRANULAR_TEST_FILE = 'granular_test/granular_test.jsonl'
 def load_granular_test(path:str|Path|None=None, # the jsonl; None: data/granular_test/granular_test.jsonl of the repository
                       ) -> list[GranularAnnotation]:
     "Load the human-labelled granular test set: 20 more IIW-400 pairs, the dev set's schema, for measuring only."
-    return load_granular_dev(path, _file=GRANULAR_TEST_FILE)
+    return _load_granular(find_data_file(GRANULAR_TEST_FILE, path))

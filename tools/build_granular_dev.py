@@ -24,13 +24,11 @@ from dataclasses import asdict
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEV = ROOT / 'data' / 'granular_dev'
-PRIMARY = {'A': range(61, 76), 'B': range(76, 91)}   # annotator -> rows (1-based lines of the IIW-400 file)
-SECOND = {'C': ('A', range(61, 66))}                   # second annotator -> (the primary it doubles, rows)
-TEST = ROOT / 'data' / 'granular_test'
-SETS = {   # name -> its folder, file stem, primary annotators' rows, second annotators (data/granular_test/CONVENTIONS.md)
-    'dev': dict(folder=DEV, stem='granular_dev', primary=PRIMARY, second=SECOND),
-    'test': dict(folder=TEST, stem='granular_test',
+SETS = {   # name -> its folder, file stem, primary: annotator -> rows (1-based lines of the IIW-400 file),
+           # second: second annotator -> (the primary it doubles, rows) (each set's CONVENTIONS.md)
+    'dev': dict(folder=ROOT / 'data' / 'granular_dev', stem='granular_dev',
+                primary={'A': range(61, 76), 'B': range(76, 91)}, second={'C': ('A', range(61, 66))}),
+    'test': dict(folder=ROOT / 'data' / 'granular_test', stem='granular_test',
                  primary={'D': [40, 41, 42, 43, 44], 'E': range(46, 51), 'F': range(91, 96), 'G': range(96, 101)},
                  second={'H': ('F', range(91, 96))}),
 }
@@ -103,8 +101,8 @@ def read_annotation(path:Path, pair, row:int, annotator:str) -> dict:
     return line
 
 
-def collect(ann_dir:Path, pairs, assigned:dict=PRIMARY, doubles:dict=SECOND) -> tuple[dict, dict, list[str], list[str]]:
-    "Primary lines (id -> line), second lines (id -> line), missing files, problems (the dev set's rows by default)."
+def collect(ann_dir:Path, pairs, assigned:dict, doubles:dict) -> tuple[dict, dict, list[str], list[str]]:
+    "Primary lines (id -> line), second lines (id -> line), missing files, problems (`assigned`, `doubles`: a set's SETS rows)."
     primary, second, missing, problems = {}, {}, [], []
     jobs = [(a, r, primary) for a, rows in assigned.items() for r in rows] + \
            [(a, r, second) for a, (_, rows) in doubles.items() for r in rows]
@@ -122,7 +120,7 @@ def collect(ann_dir:Path, pairs, assigned:dict=PRIMARY, doubles:dict=SECOND) -> 
     return primary, second, missing, problems
 
 
-def agreement(primary:dict, second:dict, docs:dict, doubles:dict=SECOND) -> dict:
+def agreement(primary:dict, second:dict, docs:dict, doubles:dict) -> dict:
     "Relaxed span F1 (and token macro F1) of each second annotator against the primary one, per task and label."
     from posh.meta_eval import labelled_tokens, relaxed_span_agreement, overlaps, macro_f1, span_token_sets, relaxed_match
     import numpy as np
@@ -158,7 +156,7 @@ def agreement(primary:dict, second:dict, docs:dict, doubles:dict=SECOND) -> dict
     return out
 
 
-def counts(primary:dict, docs:dict, assigned:dict=PRIMARY) -> list[dict]:
+def counts(primary:dict, docs:dict, assigned:dict) -> list[dict]:
     "Per annotator and in all: items, spans per task and label, labelled tokens and error tokens per task."
     from posh.meta_eval import labelled_tokens, overlaps
     rows = []
@@ -183,6 +181,34 @@ def counts(primary:dict, docs:dict, assigned:dict=PRIMARY) -> list[dict]:
 def md_table(rows:list[dict], cols:list[str], fmt=lambda v: f"{v:.3f}" if isinstance(v, float) else str(v)) -> str:
     return '\n'.join(['| ' + ' | '.join(cols) + ' |', '|' + '---|' * len(cols)] +
                      ['| ' + ' | '.join(fmt(r[c]) for c in cols) + ' |' for r in rows])
+
+
+SHARED = """## Counts
+
+Spans per label and task, and labelled tokens (the protocol's tokens: {parser} parser tokens without punctuation)
+that fall in a span:
+
+{counts}
+{missing}
+## Agreement
+
+Rows {doubled}, {pri} (primary) against {sec} (second), on the tokens above. **Relaxed span F1**: a span of one annotator
+matches a span of the other when at least 50% of the tokens of the shorter span lie in the other (the paper's
+relaxed match); precision is the share of {pri}'s spans matched by one of {sec}'s, recall the share of {sec}'s
+matched by one of {pri}'s. `contradicted` and `unsupported` compare only the spans of that label on both sides.
+**Token macro F1**: {sec}'s token labels scored against {pri}'s as the evaluation scores a metric (macro F1 over
+error / not error), a rough ceiling for the token F1 a metric can reach on this set.
+
+{agreement}
+
+Of the {both} mistake spans of {pri} that match a mistake span of {sec}, {same} carry the same label
+(label agreement {label:.2f}).
+
+Read these figures for what they are: two model sessions applying the same written conventions to the same texts.
+High agreement says the conventions are applied consistently; it is not evidence that people would mark the same
+spans (human annotators of detailed descriptions agree less).
+
+"""   # the Counts and Agreement sections of both sets' READMEs
 
 
 README = """# Granular dev set: mistakes and omissions marked by reading IIW-400 descriptions
@@ -221,32 +247,7 @@ is `data/granular_test/` (same conventions, other annotators).
 * `agreement.json`: the agreement figures below, with their counts.
 * `annotations/`: the quote-form source files.
 
-## Counts
-
-Spans per label and task, and labelled tokens (the protocol's tokens: {parser} parser tokens without punctuation)
-that fall in a span:
-
-{counts}
-{missing}
-## Agreement
-
-Rows 61-65, {pri} (primary) against {sec} (second), on the tokens above. **Relaxed span F1**: a span of one annotator
-matches a span of the other when at least 50% of the tokens of the shorter span lie in the other (the paper's
-relaxed match); precision is the share of {pri}'s spans matched by one of {sec}'s, recall the share of {sec}'s
-matched by one of {pri}'s. `contradicted` and `unsupported` compare only the spans of that label on both sides.
-**Token macro F1**: {sec}'s token labels scored against {pri}'s as the evaluation scores a metric (macro F1 over
-error / not error), a rough ceiling for the token F1 a metric can reach on this set.
-
-{agreement}
-
-Of the {both} mistake spans of {pri} that match a mistake span of {sec}, {same} carry the same label
-(label agreement {label:.2f}).
-
-Read these figures for what they are: two model sessions applying the same written conventions to the same texts.
-High agreement says the conventions are applied consistently; it is not evidence that people would mark the same
-spans (human annotators of detailed descriptions agree less).
-
-## Rebuild
+{shared}## Rebuild
 
     python tools/build_granular_dev.py --complete
 
@@ -285,25 +286,7 @@ human labels.
 * `agreement.json`: the figures below, with their counts.
 * `annotations/`: the quote-form source files.
 
-## Counts
-
-Spans per label and task, and labelled tokens (the protocol's tokens: {parser} parser tokens without punctuation)
-that fall in a span:
-
-{counts}
-{missing}
-## Agreement
-
-Lines 91-95, {pri} (primary) against {sec} (second), measured as for the dev set (relaxed span F1: two spans match
-when at least half of the shorter span's tokens lie in the other; token macro F1: {sec}'s token labels scored
-against {pri}'s as a metric is scored).
-
-{agreement}
-
-Of the {both} mistake spans of {pri} that match a mistake span of {sec}, {same} carry the same label
-(label agreement {label:.2f}).
-
-## Rebuild and measure
+{shared}## Rebuild and measure
 
     python tools/build_granular_dev.py --set test --complete
     python benchmarks/granular_dev.py --dev data/granular_test/granular_test.jsonl   # PoSh and the baselines
@@ -312,8 +295,12 @@ The IIW-400 report (`nbs/24_iiw400.ipynb`, in CI) prints this set's table beside
 """
 
 
-def write_readme(primary, second, agree, cnt, missing, doubles:dict=SECOND, template:str=README) -> str:
-    (sec, (pri, _)), = doubles.items()                 # one second annotator, doubling one primary
+READMES = {'dev': README, 'test': TEST_README}
+
+
+def write_readme(primary, second, agree, cnt, missing, doubles:dict, template:str) -> str:
+    "A set's README: its `template` (READMES) with the SHARED counts and agreement sections filled in."
+    (sec, (pri, doubled)), = doubles.items()           # one second annotator, doubling one primary
     ag = agree.get(f"{pri} vs {sec}")
     rows = [dict(task=k, **{c: v[c] for c in ('n_a', 'n_b', 'matched_a', 'matched_b', 'precision', 'recall', 'f1',
                                                'token_macro_f1')}) for k, v in ag['views'].items()] if ag else []
@@ -322,10 +309,12 @@ def write_readme(primary, second, agree, cnt, missing, doubles:dict=SECOND, temp
     ccols = ['annotator', 'items', 'contradicted_spans', 'unsupported_spans', 'omission_spans', 'generation_tokens',
              'mistakes_error_tokens', 'contradicted_error_tokens', 'reference_tokens', 'omissions_error_tokens']
     miss = (f"\n**Incomplete build**: {len(missing)} annotation file(s) missing: " + ', '.join(missing) + "\n") if missing else ''
-    return template.format(n=len(primary), parser=PARSER, counts=md_table(cnt, ccols), missing=miss, pri=pri, sec=sec,
-                         agreement=md_table(rows, cols) if rows else '(no doubly annotated item yet)',
-                         both=ag['matched_mistakes'] if ag else 0, same=ag['same_label'] if ag else 0,
-                         label=ag['label_agreement'] if ag else float('nan'))
+    shared = SHARED.format(parser=PARSER, counts=md_table(cnt, ccols), missing=miss, pri=pri, sec=sec,
+                           doubled=f"{min(doubled)}-{max(doubled)}",
+                           agreement=md_table(rows, cols) if rows else '(no doubly annotated item yet)',
+                           both=ag['matched_mistakes'] if ag else 0, same=ag['same_label'] if ag else 0,
+                           label=ag['label_agreement'] if ag else float('nan'))
+    return template.format(n=len(primary), sec=sec, shared=shared)
 
 
 def main(argv=None):
@@ -361,8 +350,8 @@ def main(argv=None):
     for name, d in zip(names, (primary, second)):
         (out / name).write_text(''.join(json.dumps(l, ensure_ascii=False) + '\n' for l in order(d)), encoding='utf-8')
     (out / 'agreement.json').write_text(json.dumps(dict(agreement=agree, counts=cnt, missing=missing), indent=1) + '\n')
-    (out / 'README.md').write_text(write_readme(primary, second, agree, cnt, missing, cfg['second'],
-                                                TEST_README if args.set == 'test' else README), encoding='utf-8')
+    (out / 'README.md').write_text(write_readme(primary, second, agree, cnt, missing, cfg['second'], READMES[args.set]),
+                                   encoding='utf-8')
     for k, a in agree.items():
         print(f"agreement {k} on {len(a['items'])} items: " + ', '.join(
             f"{v}: span F1 {r['f1']:.3f} (token macro F1 {r['token_macro_f1']:.3f})" for v, r in a['views'].items()) +
