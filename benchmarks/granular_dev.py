@@ -8,6 +8,7 @@
     python benchmarks/granular_dev.py --dev data/granular_test/granular_test.jsonl   # the test set (measure only, never fit)
     python benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --scope heads   # mistakes reach their function words
     python benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --entity-spans mentions   # entities by whole mentions
+    python benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --words   # also PoSh+words, its words map fitted per fold
 
 Data: data/granular_dev/granular_dev.jsonl (30 IIW-400 pairs with mistakes and omissions marked by annotators reading the texts; its README).
 Protocol: nbs/21's (posh.meta_eval): parser tokens, a token's score is the max over the elements overlapping it, ten
@@ -20,6 +21,11 @@ item); for each fold `FUNC(train)` is called with the training items (a list of 
 `mistake_labels`) and returns the PoSh keyword arguments for that fold (e.g. `{'judge': EmbeddingJudge(calibration=
 cal)}`); PoSh scores the held-out items with them. The table is computed on the out-of-fold scores of all items; the
 baselines need no fitting and are computed once.
+
+`--words` adds `PoSh+words` (nbs/14a_omission_words): PoSh with its omissions' words calibrated. Without `--cv` the
+shipped words calibration (it refuses element scores of a judge it was not fitted with); with `--cv` each fold also
+scores its training pairs with the fold's PoSh and fits a words map on their words (tools/fit_omission_words.py
+`fit_fold`), then scores the held-out pairs' words with it.
 
 Speed: the baselines' sentence vectors are kept in .cache/granular_dev/ (a vector depends only on its text and the
 model: posh.embedder embeds in fixed-shape batches), so a rerun spends its time on PoSh alone. Delete that folder
@@ -95,9 +101,11 @@ def main(argv=None):
     ap.add_argument('--cache-dir', default=None, help="PoSh's answer cache folder (default: none, every answer fresh)")
     ap.add_argument('--scope', default=None, choices=['none', 'modifiers', 'heads'], help="PoSh(scope=): which uncovered words take their head's elements' scores (default: the configuration's)")
     ap.add_argument('--entity-spans', default=None, choices=['heads', 'mentions'], help="PoSh(entity_spans=): 'mentions' reports entities by whole mentions (default: the configuration's)")
+    ap.add_argument('--words', action='store_true', help="also PoSh+words: PoSh's omissions with the words calibration (nbs/14a)")
     ap.add_argument('--json', default=None, help='also write the table rows to this JSON file')
     args = ap.parse_args(argv)
     if bool(args.cv) != bool(args.fit): ap.error('--cv and --fit go together')
+    if args.words and 'PoSh' not in args.methods.split(','): ap.error('--words needs PoSh among --methods')
 
     from posh.data import load_granular_dev
     from posh.metric import PoSh
@@ -118,16 +126,30 @@ def main(argv=None):
     gs = granular_scores(metric, dev, [m for m in methods if m != 'PoSh' or not args.cv], embedder=emb)
     if save: save()
     if args.cv and 'PoSh' in methods:
-        fit, by, sigs, t1 = load_fit(args.fit), {a.key: a for a in dev}, [], time.perf_counter()
+        fit, by, sigs, words, t1 = load_fit(args.fit), {a.key: a for a in dev}, [], {}, time.perf_counter()
         def fit_predict(train, test):
             m = make_metric(**fit([by[k] for k in train]))
-            ps = evaluate_unique(m, [by[k].generation for k in test], [by[k].reference for k in test], granular=True)
+            keys = list(test) + (list(train) if args.words else [])
+            ps = dict(zip(keys, evaluate_unique(m, [by[k].generation for k in keys], [by[k].reference for k in keys], granular=True)))
             sigs.append(m.signature)
-            return posh_token_scores({k: gs.labels[k] for k in test}, dict(zip(test, ps)))
+            if args.words:
+                from posh.omission_words import words_token_scores
+                cal = load_fit(str(ROOT / 'tools' / 'fit_omission_words.py:fit_fold'))(
+                    [by[k] for k in train], gs.labels, gs.docs, [ps[k] for k in train], m.judge.signature)
+                words.update(words_token_scores([by[k] for k in test], gs.labels, gs.docs, [ps[k] for k in test], cal))
+            return posh_token_scores({k: gs.labels[k] for k in test}, {k: ps[k] for k in test})
         gs.scores = {'PoSh': out_of_fold([a.key for a in dev], fit_predict, args.cv, args.seed), **gs.scores}
         gs.signatures['PoSh'] = (f"out-of-fold, {args.cv} folds by item (seed {args.seed}), fit {args.fit}: " +
                                  ' ; '.join(dict.fromkeys(sigs)))
         gs.seconds['PoSh'] = time.perf_counter() - t1
+        if args.words:
+            from posh.omission_words import WORDS_METHOD
+            gs.scores = {'PoSh': gs.scores['PoSh'], WORDS_METHOD: words, **{k: v for k, v in gs.scores.items() if k != 'PoSh'}}
+            gs.signatures[WORDS_METHOD] = gs.signatures['PoSh'] + ' | words map fitted per fold (tools/fit_omission_words.py:fit_fold)'
+    elif args.words:
+        from posh.omission_words import add_omission_words, WORDS_METHOD
+        add_omission_words(gs)
+        gs.scores = {'PoSh': gs.scores['PoSh'], WORDS_METHOD: gs.scores[WORDS_METHOD], **{k: v for k, v in gs.scores.items() if k not in ('PoSh', WORDS_METHOD)}}
     table = granular_table(gs, TASK_LABELS)
     print_table(table, f"granular {'test' if Path(dev[0].source).name.startswith('granular_test') else 'dev'} set: {len(dev)} items ({dev[0].source}); {time.perf_counter() - t0:.0f}s in all, " +
                 ', '.join(f"{m} {s:.0f}s" for m, s in gs.seconds.items()))

@@ -13,6 +13,9 @@ Usage: .venv/bin/python benchmarks/throughput.py [--pairs 3] [--embedded-pairs 2
                       drawn with a fixed seed; the pool holds about 1,300 distinct sentences, so texts repeat across
                       pairs and PoSh's per-process graph and phrase caches see repeats (a set of 15,000 distinct texts
                       parses more: the unique-text count and the seconds spent on graphs are printed to extrapolate).
+  --words K           the omission words (nbs/14a, `posh.omission_words`): K IIW-400 pairs scored granularly by the
+                      embedded default, then their reference words calibrated, both timed in one process after a
+                      warm-up pair, side by side (default 0: skip)
 """
 import argparse, json, os, resource, subprocess, sys, time
 from pathlib import Path
@@ -77,12 +80,48 @@ def caption_worker(a):
                       'peak_rss_mb': resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 'signature': metric.signature}))
 
 
-def run(judge, pairs, threads, repeats):
-    cmd = [sys.executable, __file__, '--worker', '--judge', judge, '--pairs', str(pairs), '--threads', str(threads),
-           '--repeats', str(repeats)]
+def words_worker(a):
+    "PoSh's granular scoring and the omission words of the same pairs, timed side by side: one JSON line."
+    import torch
+    torch.set_num_threads(a.threads)
+    from posh import PoSh
+    from posh.graphs import load_parser
+    from posh.omission_words import omission_words
+    rows = [json.loads(l) for l in open(DATA)]
+    warm, rows = rows[-1], rows[:a.words]
+    metric = PoSh('embedded')
+    nlp = load_parser(metric.parser)
+    w, = metric.evaluate([warm['generation']], [warm['reference']], granular=True)
+    omission_words(metric, warm['generation'], warm['reference'], w, nlp=nlp)
+    t0 = time.perf_counter()
+    scores = metric.evaluate([r['generation'] for r in rows], [r['reference'] for r in rows], granular=True)
+    posh_s = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    words = [omission_words(metric, r['generation'], r['reference'], s, nlp=nlp) for r, s in zip(rows, scores)]
+    words_s = time.perf_counter() - t0
+    print(json.dumps({'pairs': len(rows), 'posh_seconds': posh_s, 'words_seconds': words_s,
+                      'words': sum(map(len, words)), 'signature': metric.signature}))
+
+
+def words(a):
+    "The omission words' cost beside PoSh's own, in a fresh process."
+    w = fresh_process('words', ['--words-worker', '--words', str(a.words)], a.threads)
+    print(f"\nOmission words (nbs/14a), {w['pairs']} IIW-400 pairs, {a.threads} thread(s), one process, after a warm-up pair: "
+          f"PoSh granular (graphs and judge) {w['posh_seconds'] / w['pairs']:.3f} s/pair, then the calibrated words of the "
+          f"same references ({w['words']} words; both texts parsed again) {w['words_seconds'] / w['pairs']:.3f} s/pair: "
+          f"ratio {w['words_seconds'] / w['posh_seconds']:.2f}\n  {w['signature']}")
+
+
+def fresh_process(label:str, args:list, threads:int) -> dict:
+    "Run this script with `args` in a new process on `threads` threads; the JSON line it prints last."
+    cmd = [sys.executable, __file__, *args, '--threads', str(threads)]
     out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, 'OMP_NUM_THREADS': str(threads)})
-    if out.returncode: sys.exit(f"{judge}: {out.stderr[-3000:]}")
+    if out.returncode: sys.exit(f"{label}: {out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def run(judge, pairs, threads, repeats):
+    return fresh_process(judge, ['--worker', '--judge', judge, '--pairs', str(pairs), '--repeats', str(repeats)], threads)
 
 
 def main():
@@ -93,15 +132,19 @@ def main():
     ap.add_argument('--judges', default='embedding:all-MiniLM-L6-v2,transformers:smollm2')
     ap.add_argument('--repeats', type=int, default=3, help='timed runs of the fast judges (median reported); SmolLM2: 1')
     ap.add_argument('--captions', type=int, default=2500)
+    ap.add_argument('--words', type=int, default=0)
+    ap.add_argument('--words-worker', action='store_true')
     ap.add_argument('--caption-worker', action='store_true')
     ap.add_argument('--worker', action='store_true')
     ap.add_argument('--judge', default=None)
     a = ap.parse_args()
     if a.worker: return worker(a)
     if a.caption_worker: return caption_worker(a)
+    if a.words_worker: return words_worker(a)
     specs = [s.strip() for s in a.judges.split(',') if s.strip()]
     if a.pairs: iiw_pairs(a, specs)
     if a.captions: captions(a)
+    if a.words: words(a)
 
 
 def iiw_pairs(a, specs):
@@ -128,10 +171,7 @@ def iiw_pairs(a, specs):
 
 def captions(a):
     "The short-caption case in a fresh process."
-    cmd = [sys.executable, __file__, '--caption-worker', '--captions', str(a.captions), '--threads', str(a.threads)]
-    out = subprocess.run(cmd, capture_output=True, text=True, env={**os.environ, 'OMP_NUM_THREADS': str(a.threads)})
-    if out.returncode: sys.exit(f"captions: {out.stderr[-3000:]}")
-    c = json.loads(out.stdout.strip().splitlines()[-1])
+    c = fresh_process('captions', ['--caption-worker', '--captions', str(a.captions)], a.threads)
     print(f"\nShort captions, end to end in a fresh process (imports, model load, parsing, graphs, judge), {a.threads} "
           f"thread(s): {c['pairs']} one-sentence captions x 5 references ({c['unique_texts']} distinct texts), "
           f"{c['questions']} questions: **{c['seconds']:.0f} s** ({c['seconds'] / c['pairs'] * 1000:.0f} ms/pair; "
