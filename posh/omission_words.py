@@ -25,6 +25,8 @@ WORD_FEATURES = ('posh_score', 'posh_score_lowest',                      # the p
                  'entity_score', 'attribute_score', 'relation_score',    # the highest score of those (0 when none)
                  'unasked_attribute_covers', 'unasked_relation_covers',  # an element not asked (its entity absent: scored 1) covers it
                  'in_generation', 'stopword',                            # the word (lemma or form) occurs in the generation; 0.5 for a stop word
+                 'head_score', 'head_in_generation',                     # its syntactic head: protocol score (5: none), in the generation
+                 'sentence_in_generation',                               # the share of its sentence's content lemmas the generation uses
                  *(f'pos_{p}' for p in WORD_POS))
 
 def recall_elements(pair_score, reference:int=0) -> list:
@@ -44,15 +46,24 @@ def word_features(tokens:Sequence[DocToken], # the labelled tokens of the refere
     asked = {k: max_over_overlaps(tokens, _group(elements, k, True), 0.0) for k in ('entity', 'attribute', 'relation')}
     unasked = {k: max_over_overlaps(tokens, _group(elements, k, False), 0.0) for k in ('attribute', 'relation')}
     seen = {t.lemma_.lower() for t in other} | {t.text.lower() for t in other}
-    at = {t.idx: t for t in doc}
+    def used(t): return 0.5 if t is None or t.is_stop else float(t.lemma_.lower() in seen or t.text.lower() in seen)
+    at, row_of = {t.idx: t for t in doc}, {t.start: i for i, t in enumerate(tokens)}
+    share = {}   # sentence start -> the share of its content lemmas that the generation uses
     rows = []
     for i, tok in enumerate(tokens):
         t = at.get(tok.start)
         stop = t is None or t.is_stop
+        h = t.head if t is not None and t.head.i != t.i else None   # the root has no head
+        hi = row_of.get(h.idx) if h is not None else None
+        if t is not None and t.sent.start not in share:
+            content = [w for w in t.sent if not (w.is_stop or w.is_punct or w.is_space)]
+            share[t.sent.start] = float(np.mean([w.lemma_.lower() in seen for w in content])) if content else 0.5
         rows.append([s[i], float(s[i] <= POSH_MISSING_SCORE),
                      *(float(asked[k][i] > 0) for k in asked), *(asked[k][i] for k in asked),
                      *(float(unasked[k][i] > 0) for k in unasked),
-                     0.5 if stop else float(t.lemma_.lower() in seen or t.text.lower() in seen), float(stop),
+                     used(t), float(stop),
+                     s[hi] if hi is not None else POSH_UNCHECKED_SCORE, used(h),
+                     share[t.sent.start] if t is not None else 0.5,
                      *(float(t is not None and t.pos_ == p) for p in WORD_POS)])
     return np.array(rows, float).reshape(len(tokens), len(WORD_FEATURES))
 
