@@ -105,7 +105,7 @@ def main(argv=None):
     ap.add_argument('--json', default=None, help='also write the table rows to this JSON file')
     args = ap.parse_args(argv)
     if bool(args.cv) != bool(args.fit): ap.error('--cv and --fit go together')
-    if args.words and 'PoSh' not in args.methods.split(','): ap.error('--words needs PoSh among --methods')
+    if args.words and 'PoSh' not in [m.strip() for m in args.methods.split(',')]: ap.error('--words needs PoSh among --methods')
 
     from posh.data import load_granular_dev
     from posh.metric import PoSh

@@ -180,8 +180,10 @@ def omission_words(metric,                # a posh.metric.PoSh whose judge the c
     cal = (cal or load_words_calibration()).check(metric.signature)
     if pair_score is None: pair_score = metric.evaluate([generation], [[reference]], granular=True)[0]
     nlp = nlp or load_parser(metric.parser)
+    if pair_score.elements is not None and any((e.reference or 0) > 0 for e in pair_score.elements):
+        raise ValueError("omission_words reads a PairScore of one reference; this one has several (score the pair with "
+                         "that reference alone)")
     doc, other = nlp(reference), nlp(generation)
     tokens = labelled_tokens(doc)
     X = word_features(tokens, recall_elements(pair_score), doc, other)
-    p = cal.probability(X)
-    return [WordScore(t.start, t.end, t.text, float(1 + 4 * (1 - q)), float(q)) for t, q in zip(tokens, p)]
+    return [WordScore(t.start, t.end, t.text, float(s), float(q)) for t, s, q in zip(tokens, cal.scores(X), cal.probability(X))]
