@@ -24,8 +24,8 @@ baselines need no fitting and are computed once.
 
 `--words` adds `PoSh+words` (nbs/14a_omission_words): PoSh with its omissions' words calibrated. Without `--cv` the
 shipped words calibration (it refuses element scores of a judge it was not fitted with); with `--cv` each fold also
-scores its training pairs with the fold's PoSh and fits a words map on their words (tools/fit_omission_words.py
-`fit_fold`), then scores the held-out pairs' words with it.
+scores its training pairs with the fold's PoSh and fits a words map on their words (as tools/fit_omission_words.py
+fits the shipped one), then scores the held-out pairs' words with it.
 
 Speed: the baselines' sentence vectors are kept in .cache/granular_dev/ (a vector depends only on its text and the
 model: posh.embedder embeds in fixed-shape batches), so a rerun spends its time on PoSh alone. Delete that folder
@@ -112,6 +112,7 @@ def main(argv=None):
     from posh.meta_eval import out_of_fold, posh_token_scores
     from posh.experiments import granular_scores, granular_table, evaluate_unique
     from posh.embedder import EMBEDDED_EMBEDDER
+    from posh.omission_words import WORDS_METHOD, add_omission_words, word_rows, fit_words_calibration, words_token_scores
     t0 = time.perf_counter()
     dev = load_granular_dev(args.dev)
     if args.items: dev = dev[:args.items]
@@ -133,9 +134,8 @@ def main(argv=None):
             ps = dict(zip(keys, evaluate_unique(m, [by[k].generation for k in keys], [by[k].reference for k in keys], granular=True)))
             sigs.append(m.signature)
             if args.words:
-                from posh.omission_words import words_token_scores
-                cal = load_fit(str(ROOT / 'tools' / 'fit_omission_words.py:fit_fold'))(
-                    [by[k] for k in train], gs.labels, gs.docs, [ps[k] for k in train], m.judge.signature)
+                X, y, _ = word_rows([by[k] for k in train], gs.labels, gs.docs, [ps[k] for k in train])
+                cal = fit_words_calibration(X, y, 'cv', m.judge.signature, fitted_on=f"{len(train)} dev pairs")
                 words.update(words_token_scores([by[k] for k in test], gs.labels, gs.docs, [ps[k] for k in test], cal))
             return posh_token_scores({k: gs.labels[k] for k in test}, {k: ps[k] for k in test})
         gs.scores = {'PoSh': out_of_fold([a.key for a in dev], fit_predict, args.cv, args.seed), **gs.scores}
@@ -143,13 +143,12 @@ def main(argv=None):
                                  ' ; '.join(dict.fromkeys(sigs)))
         gs.seconds['PoSh'] = time.perf_counter() - t1
         if args.words:
-            from posh.omission_words import WORDS_METHOD
-            gs.scores = {'PoSh': gs.scores['PoSh'], WORDS_METHOD: words, **{k: v for k, v in gs.scores.items() if k != 'PoSh'}}
-            gs.signatures[WORDS_METHOD] = gs.signatures['PoSh'] + ' | words map fitted per fold (tools/fit_omission_words.py:fit_fold)'
-    elif args.words:
-        from posh.omission_words import add_omission_words, WORDS_METHOD
-        add_omission_words(gs)
-        gs.scores = {'PoSh': gs.scores['PoSh'], WORDS_METHOD: gs.scores[WORDS_METHOD], **{k: v for k, v in gs.scores.items() if k not in ('PoSh', WORDS_METHOD)}}
+            gs.scores[WORDS_METHOD] = words
+            gs.signatures[WORDS_METHOD] = gs.signatures['PoSh'] + ' | words map fitted per fold'
+    elif args.words: add_omission_words(gs)
+    if args.words:   # PoSh+words printed right after PoSh
+        first = ['PoSh', WORDS_METHOD]
+        gs.scores = {k: gs.scores[k] for k in first + [k for k in gs.scores if k not in first]}
     table = granular_table(gs, TASK_LABELS)
     print_table(table, f"granular {'test' if Path(dev[0].source).name.startswith('granular_test') else 'dev'} set: {len(dev)} items ({dev[0].source}); {time.perf_counter() - t0:.0f}s in all, " +
                 ', '.join(f"{m} {s:.0f}s" for m, s in gs.seconds.items()))

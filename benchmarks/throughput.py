@@ -85,12 +85,11 @@ def words_worker(a):
     import torch
     torch.set_num_threads(a.threads)
     from posh import PoSh
-    from posh.graphs import load_parser
     from posh.omission_words import omission_words
     rows = [json.loads(l) for l in open(DATA)]
     warm, rows = rows[-1], rows[:a.words]
     metric = PoSh('embedded')
-    nlp = load_parser(metric.parser)
+    nlp = metric.extractor.nlp   # PoSh's own parser, loaded once
     w, = metric.evaluate([warm['generation']], [warm['reference']], granular=True)
     omission_words(metric, warm['generation'], warm['reference'], w, nlp=nlp)
     t0 = time.perf_counter()

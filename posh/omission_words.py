@@ -48,23 +48,25 @@ def word_features(tokens:Sequence[DocToken], # the labelled tokens of the refere
     seen = {t.lemma_.lower() for t in other} | {t.text.lower() for t in other}
     def used(t): return 0.5 if t is None or t.is_stop else float(t.lemma_.lower() in seen or t.text.lower() in seen)
     at, row_of = {t.idx: t for t in doc}, {t.start: i for i, t in enumerate(tokens)}
+    stray = [tok for tok in tokens if tok.start not in at]
+    if stray: raise ValueError(f"word_features: token {stray[0].text!r} at {stray[0].start} is not a token of `doc` "
+                               "(pass the parse the tokens were taken from)")
     share = {}   # sentence start -> the share of its content lemmas that the generation uses
     rows = []
     for i, tok in enumerate(tokens):
-        t = at.get(tok.start)
-        stop = t is None or t.is_stop
-        h = t.head if t is not None and t.head.i != t.i else None   # the root has no head
+        t = at[tok.start]
+        h = t.head if t.head.i != t.i else None   # the root has no head
         hi = row_of.get(h.idx) if h is not None else None
-        if t is not None and t.sent.start not in share:
+        if t.sent.start not in share:
             content = [w for w in t.sent if not (w.is_stop or w.is_punct or w.is_space)]
             share[t.sent.start] = float(np.mean([w.lemma_.lower() in seen for w in content])) if content else 0.5
         rows.append([s[i], float(s[i] <= POSH_MISSING_SCORE),
                      *(float(asked[k][i] > 0) for k in asked), *(asked[k][i] for k in asked),
                      *(float(unasked[k][i] > 0) for k in unasked),
-                     used(t), float(stop),
+                     used(t), float(t.is_stop),
                      s[hi] if hi is not None else POSH_UNCHECKED_SCORE, used(h),
-                     share[t.sent.start] if t is not None else 0.5,
-                     *(float(t is not None and t.pos_ == p) for p in WORD_POS)])
+                     share[t.sent.start],
+                     *(float(t.pos_ == p) for p in WORD_POS)])
     return np.array(rows, float).reshape(len(tokens), len(WORD_FEATURES))
 
 # %% ../nbs/14a_omission_words.ipynb #ow000011
@@ -174,12 +176,11 @@ def omission_words(metric,                # a posh.metric.PoSh whose judge the c
                    reference:str,
                    pair_score=None,       # its granular PairScore of (generation, [reference]); None: computed here
                    cal:WordsCalibration|None=None, # None: the shipped one
-                   nlp=None) -> list[WordScore]:  # the parser (`posh.graphs.load_parser(metric.parser)`; None: loaded here)
+                   nlp=None) -> list[WordScore]:  # a spaCy pipeline; None: PoSh's own parser (`metric.extractor.nlp`)
     "Every word of `reference` (parser tokens, punctuation left out) with the calibrated chance that `generation` omits it."
-    from posh.graphs import load_parser
     cal = (cal or load_words_calibration()).check(metric.signature)
     if pair_score is None: pair_score = metric.evaluate([generation], [[reference]], granular=True)[0]
-    nlp = nlp or load_parser(metric.parser)
+    nlp = nlp or metric.extractor.nlp
     if pair_score.elements is not None and any((e.reference or 0) > 0 for e in pair_score.elements):
         raise ValueError("omission_words reads a PairScore of one reference; this one has several (score the pair with "
                          "that reference alone)")

@@ -1,24 +1,17 @@
 """Fit the omission words' calibration on the granular dev set's human labels (nbs/14a_omission_words).
 
-    python tools/fit_omission_words.py --version 1        # all 30 dev pairs -> posh/resources/omission_words_calibration.json
-    python tools/fit_omission_words.py --version 1 --out words.json
+    python tools/fit_omission_words.py --version 2        # all 30 dev pairs -> posh/resources/omission_words_calibration.json
+    python tools/fit_omission_words.py --version 2 --out words.json
 
 The element scores it reads are those of PoSh's embedded default (the shipped judge calibration); the calibration
-records that judge's tag and refuses others. Refit it after every refit of the judge (tools/fit_judge.py).
-`fit_fold` is the words map of one fold of `benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --words`.
+records that judge's signature and refuses others. Refit it after every refit of the judge (tools/fit_judge.py).
+`benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --words` fits one the same way in every fold.
 """
 import argparse, json, sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 RESOURCE = ROOT / 'posh' / 'resources' / 'omission_words_calibration.json'
-
-
-def fit_fold(train, labels, docs, pair_scores, judge:str, l2:float=1.0):
-    "The words calibration fitted on the annotations `train` (with their token labels, parses and PairScores)."
-    from posh.omission_words import word_rows, fit_words_calibration
-    X, y, _ = word_rows(train, labels, docs, pair_scores)
-    return fit_words_calibration(X, y, 'cv', judge, l2, fitted_on=f"{len(train)} dev pairs")
 
 
 def main(argv=None):
