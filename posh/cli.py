@@ -5,7 +5,7 @@
 # %% ../nbs/08_cli.ipynb #1eecae7e
 from __future__ import annotations
 import argparse, contextlib, csv, io, json, os, sys, tempfile, time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 import posh
@@ -14,9 +14,9 @@ from .rows import Row, read_rows, duplicate_ids, CLIError, InputError, judge_kwa
 # %% auto #0
 __all__ = ['OUTPUT_FIELDS', 'ELEMENT_FIELDS', 'example_pairs', 'output_schema', 'row_error', 'output_records', 'atomic_write',
            'scored_rows', 'write_records', 'ScoreRun', 'plural', 'Progress', 'score_rows', 'check_writable',
-           'check_paths', 'ready_judge', 'cmd_score', 'write_html', 'cmd_graph', 'cmd_demo', 'engine_opts',
-           'cmd_score_ray', 'add_graph_args', 'add_metric_args', 'add_server_args', 'add_score_args', 'build_parser',
-           'main']
+           'check_paths', 'ready_judge', 'omission_words_map', 'row_words', 'cmd_score', 'write_html', 'cmd_graph',
+           'cmd_demo', 'engine_opts', 'cmd_score_ray', 'add_graph_args', 'add_metric_args', 'add_server_args',
+           'add_score_args', 'build_parser', 'main']
 
 # %% ../nbs/08_cli.ipynb #050b3e5a
 def example_pairs() -> list[dict]:
@@ -41,6 +41,11 @@ OUTPUT_FIELDS = {
     'error': "only on rows that were not scored: why (their scores are empty: null in JSONL, blank in CSV)",
     'elements': "with --granular: every scored element, the generation's (precision) first, then each reference's "
                 "(recall); in CSV a JSON string",
+    'omission_words': "with --omission-words (the embedded configuration's judge): every word of each reference, in "
+                      "order, as {reference, text, start, end, score, p_omitted}: `reference` its index (0-based), the "
+                      "character offsets into that reference, `p_omitted` the calibrated chance that a person marks it "
+                      "omitted (posh.omission_words, nbs/14a), `score` 1 + 4 (1 - p_omitted) on PoSh's scale; in CSV a "
+                      "JSON string. The signature then ends with |words:TAG, the map's version and content hash",
 }
 ELEMENT_FIELDS = {
     'direction': "'precision': an element of the generation, checked against the reference(s) (a low score is a "
@@ -85,8 +90,8 @@ def row_error(r:Row, scores:dict, errors:dict|None=None) -> str|None:
     return r.error or (errors or {}).get(r.number) or (None if r.number in scores else 'not scored: the run stopped before this row')
 
 def output_records(rows:list[Row], scores:dict, signature:str, granular:bool, errors:dict|None=None,
-                   questions:bool=True) -> list[dict]:
-    "One output record per input row, in order (`scores` and `errors` map a row number to its PairScore or error)."
+                   questions:bool=True, words:dict|None=None) -> list[dict]:
+    "One output record per input row, in order (`scores`, `errors` and `words` map a row number to its PairScore, error or word records)."
     from posh.scoring import element_record
     out = []
     for r in rows:
@@ -98,6 +103,7 @@ def output_records(rows:list[Row], scores:dict, signature:str, granular:bool, er
             rec.update(precision=s.precision, recall=s.recall, f1=s.f1, n_elements=s.n_elements, signature=signature)
             if s.truncated is not None: rec['truncated'] = s.truncated   # a truncating judge (the paper configuration's)
             if granular: rec['elements'] = [element_record(e, question=questions) for e in s.elements]
+            if words is not None: rec['omission_words'] = words[r.number]
         out.append(rec)
     return out
 
@@ -130,7 +136,7 @@ def scored_rows(path:str|os.PathLike) -> int:
     return sum(isinstance(r, dict) and r.get('f1') not in (None, '') for r in recs)
 
 def write_records(records:list[dict], path:str) -> Path|None:
-    "Write records as JSONL, or CSV when `path` ends in .csv (granular elements as a JSON string column), atomically; an existing file with more scored rows is kept as `<path>.prev` (returned)."
+    "Write records as JSONL, or CSV when `path` ends in .csv (granular elements and omission words as JSON string columns), atomically; an existing file with more scored rows is kept as `<path>.prev` (returned)."
     p, records = Path(path), list(records)
     prev = None
     if p.is_file() and scored_rows(p) > sum(r.get('f1') is not None for r in records):
@@ -155,11 +161,12 @@ def _describe(e:BaseException) -> str:
 
 @dataclass
 class ScoreRun:
-    "What `score_rows` did: scores and errors by row number, the error that ended the run (if any), cache use."
+    "What `score_rows` did: scores, errors (and omission words) by row number, the error that ended the run (if any), cache use."
     scores: dict
     errors: dict
     fatal: BaseException|None = None
     pairs_cached: int = 0
+    words: dict = field(default_factory=dict)   # with `words=`: row number -> its word records
 
 def plural(n:int, word:str) -> str:
     "'1 row', '2 rows'."
@@ -205,7 +212,8 @@ class Progress:
         if self.bar is not None: self.bar.close()
         else: self._line()
 
-def score_rows(metric, rows:list[Row], batch_size:int, granular:bool, stop:bool=True, progress:bool|Progress=True) -> ScoreRun:
+def score_rows(metric, rows:list[Row], batch_size:int, granular:bool, stop:bool=True, progress:bool|Progress=True,
+               words=None) -> ScoreRun: # words: f(row, PairScore) -> the row's word records (its failure is the pair's)
     "Score rows in chunks of `batch_size`, isolating a failing pair; a judge that cannot run (or an interrupt) ends the run."
     from posh.judges import BackendUnavailable
     run = ScoreRun({}, {})
@@ -229,6 +237,10 @@ def score_rows(metric, rows:list[Row], batch_size:int, granular:bool, stop:bool=
                         except (BackendUnavailable, KeyboardInterrupt) as e2: run.fatal = e2; return run
                         except Exception as e2: results.append(e2)
             for r, x in zip(chunk, results):
+                if words is not None and not isinstance(x, BaseException):
+                    try: run.words[r.number] = words(r, x)
+                    except KeyboardInterrupt as e: run.fatal = e; return run
+                    except Exception as e: x = e
                 if isinstance(x, BaseException):
                     run.errors[r.number] = f"pair {r.name!r} (row {r.number}): {_describe(x)}"
                     if stop: return run
@@ -292,6 +304,24 @@ def ready_judge(metric):
     return judge
 
 # %% ../nbs/08_cli.ipynb #47859ecf
+def omission_words_map(metric):
+    "The shipped omission-words map (`posh.omission_words`) if it was fitted with `metric`'s judge; else a CLIError saying so."
+    from posh.omission_words import load_words_calibration
+    cal = load_words_calibration()
+    try: return cal.check(metric.signature)
+    except ValueError:
+        raise CLIError(f"--omission-words needs the embedded configuration's default judge: its map ({cal.tag}) reads "
+                       f"the element scores of {cal.judge!r}, and this run's PoSh is {metric.signature!r} (leave out "
+                       "--judge and --config paper; in Python, posh.omission_words.pair_omission_words takes a map fitted "
+                       "for another judge)") from None
+
+def row_words(metric, cal):
+    "f(row, PairScore) -> the row's omission-word records (`posh.omission_words.word_records`), for `score_rows`."
+    from posh.omission_words import pair_omission_words, word_records
+    def words(r:Row, s) -> list[dict]:
+        return word_records(pair_omission_words(metric, r.generation, r.references, s, cal))
+    return words
+
 def cmd_score(args) -> int:
     "Score every pair of INPUT; write OUTPUT (and the highlight view with --html)."
     from posh.scoring import check_lengths
@@ -308,7 +338,9 @@ def cmd_score(args) -> int:
     good = [r for r in rows if not r.error]
     with tempfile.TemporaryDirectory(prefix='posh-cache-') as tmp_cache:
         metric = _metric(args, cache_dir=args.cache_dir or tmp_cache)
-        print(f"posh score: {plural(len(good), 'pair')}, signature {metric.signature}", file=sys.stderr)
+        words_cal = omission_words_map(metric) if args.omission_words else None   # before any model loads
+        signature = words_cal.signed(metric.signature) if words_cal else metric.signature
+        print(f"posh score: {plural(len(good), 'pair')}, signature {signature}", file=sys.stderr)
         too_long = {}
         if good:
             judge = ready_judge(metric)          # a server is checked here, before any graph
@@ -325,12 +357,14 @@ def cmd_score(args) -> int:
             print(f"posh score: about {calls:,} judge calls (questions and rewrites; cached ones are not asked again) "
                   f"for {plural(len(todo), 'pair')}", file=sys.stderr)
             bar = Progress(calls, len(todo))
-        run = score_rows(metric, todo, metric.batch_size, args.granular or bool(args.html), stop=args.on_error == 'stop',
-                         progress=bar if bar is not None else False)
+        run = score_rows(metric, todo, metric.batch_size, args.granular or bool(args.html) or args.omission_words,
+                         stop=args.on_error == 'stop', progress=bar if bar is not None else False,
+                         words=row_words(metric, words_cal) if words_cal else None)
         for e in run.errors.values(): print(f"posh score: {e}", file=sys.stderr)
         errors = {**too_long, **run.errors}
-        prev = write_records(output_records(rows, run.scores, metric.signature, args.granular, errors,
-                                            questions=not args.no_questions), args.output)
+        prev = write_records(output_records(rows, run.scores, signature, args.granular, errors,
+                                            questions=not args.no_questions, words=run.words if words_cal else None),
+                             args.output)
         if prev is not None:
             _warn('score', f"{args.output} held {plural(scored_rows(prev), 'scored row')}, more than this run's "
                   f"{len(run.scores)}: the earlier file is kept as {prev}")
@@ -478,6 +512,9 @@ def add_score_args(sp):
     sp.add_argument('-o', '--output', required=True, help='output file (.jsonl or .csv); not the input file')
     sp.add_argument('--granular', action='store_true', help='add every element with its spans and score')
     sp.add_argument('--no-questions', action='store_true', help="with --granular: leave out each element's question text")
+    sp.add_argument('--omission-words', action='store_true',
+                    help="add every reference word with its calibrated chance of being omitted (the omission_words "
+                         "field; the embedded configuration's judge only: posh.omission_words, nbs/14a)")
     sp.add_argument('--html', default=None, help='write the highlight view (mistakes and omissions) to this file')
     sp.add_argument('--on-error', default='stop', choices=['stop', 'skip'],
                     help='a malformed row, a pair too long for the judge or a judge error on one pair: stop (exit '

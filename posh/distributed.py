@@ -13,12 +13,12 @@ from .rows import check_row, RowError, read_rows, judge_kwargs as server_kwargs,
 
 # %% auto #0
 __all__ = ['OUTPUT_COLUMNS', 'RAY_INSTALL', 'require_ray', 'output_schema', 'PairError', 'row_id', 'parse_pair',
-           'ScoringProgress', 'progress_actor', 'PairScorer', 'pd_rows', 'read_pairs', 'default_num_gpus',
-           'score_dataset', 'output_files', 'folder_format', 'jsonl_datasink', 'written_rows', 'read_scores',
-           'RunSummary', 'score_to_folder', 'ray_session', 'cmd_score_ray']
+           'ScoringProgress', 'progress_actor', 'words_map', 'run_signature', 'PairScorer', 'pd_rows', 'read_pairs',
+           'default_num_gpus', 'score_dataset', 'output_files', 'folder_format', 'jsonl_datasink', 'written_rows',
+           'read_scores', 'RunSummary', 'score_to_folder', 'ray_session', 'cmd_score_ray']
 
 # %% ../nbs/07_distributed.ipynb #c006
-OUTPUT_COLUMNS = ('id', 'precision', 'recall', 'f1', 'n_elements', 'signature', 'error')  # the CLI's; plus 'truncated' (a cutting judge) and 'elements' (granular=True)
+OUTPUT_COLUMNS = ('id', 'precision', 'recall', 'f1', 'n_elements', 'signature', 'error')  # the CLI's; plus 'truncated' (a cutting judge), 'elements' (granular=True) and 'omission_words' (omission_words=True)
 RAY_INSTALL = 'pip install "posh[ray]"   # or: pip install "ray[data]==2.60.0"'
 
 def require_ray():
@@ -38,14 +38,15 @@ def _quiet_data(quiet:bool=True):
     ctx.enable_progress_bars = not quiet
     if quiet: ctx.print_on_execution_start = False
 
-def output_schema(granular:bool=False, truncated:bool=False):
-    "The Arrow schema of the output rows, the CLI's fields in the CLI's order (`truncated`: the judge cuts over-long prompts)."
+def output_schema(granular:bool=False, truncated:bool=False, words:bool=False):
+    "The Arrow schema of the output rows, the CLI's fields in the CLI's order (`truncated`: the judge cuts over-long prompts; `words`: omission words)."
     import pyarrow as pa
     cols = [pa.field('id', pa.string()), pa.field('precision', pa.float64()), pa.field('recall', pa.float64()),
             pa.field('f1', pa.float64()), pa.field('n_elements', pa.int64()), pa.field('signature', pa.string())]
     if truncated: cols.append(pa.field('truncated', pa.int64()))   # prompts of the pair cut to the window (PairScore.truncated)
     cols.append(pa.field('error', pa.string()))
     if granular: cols.append(pa.field('elements', pa.string()))
+    if words: cols.append(pa.field('omission_words', pa.string()))   # JSON, as the CLI's CSV column
     return pa.schema(cols)
 
 # %% ../nbs/07_distributed.ipynb #c009
@@ -101,6 +102,16 @@ def _report(progress, method:str, *args):
         ray.get(fn.remote(*args))
     else: fn(*args)
 
+def words_map(signature:str):
+    "The shipped omission-words map (`posh.omission_words`), checked against the PoSh `signature` (ValueError: another judge)."
+    from posh.omission_words import load_words_calibration
+    return load_words_calibration().check(signature)
+
+def run_signature(config:str='embedded', judge=None, omission_words:bool=False, **kw) -> str:
+    "The signature of the output rows: PoSh's, and with omission words the map's tag after it (`WordsCalibration.signed`)."
+    sig = PoSh(config, judge=judge, **kw).signature
+    return words_map(sig).signed(sig) if omission_words else sig
+
 class PairScorer:
     "Ray Data actor UDF: one PoSh (parser and judge loaded once) scoring batches of rows."
     def __init__(self,
@@ -113,6 +124,7 @@ class PairScorer:
                  posh_batch_size:int=16,          # pairs PoSh judges together inside one batch
                  granular:bool=False,             # add the elements (JSON) column
                  on_error:str='stop',             # 'stop': raise PairError naming the row; 'skip': write an error row
+                 omission_words:bool=False,       # add the omission_words (JSON) column (`posh.omission_words`, the shipped map)
                  threads:int|None=1,              # torch threads in this worker (None: leave as is)
                  expected_signature:str|None=None,# the driver's signature; a worker that differs fails
                  progress=None,                   # a ScoringProgress (or its actor handle) to report to
@@ -123,17 +135,18 @@ class PairScorer:
             torch.set_num_threads(threads)
         self.metric = PoSh(config, judge=judge, threshold=threshold, weights=weights, cache_dir=cache_dir,
                            batch_size=posh_batch_size, judge_kwargs=judge_kwargs)
-        self.signature = self.metric.signature
+        self.words = words_map(self.metric.signature) if omission_words else None
+        self.signature = self.words.signed(self.metric.signature) if self.words else self.metric.signature
         if expected_signature is not None and self.signature != expected_signature:
             raise RuntimeError(f"this worker's PoSh signature {self.signature!r} differs from the driver's "
                                f"{expected_signature!r}: install the same posh version, prompts and models on every node")
         self.granular, self.on_error, self.progress = granular, on_error, progress
         self.truncates = self.metric.truncates   # a judge that cuts over-long prompts: the `truncated` column, as the CLI's
-        self.schema = output_schema(granular, self.truncates)
+        self.schema = output_schema(granular, self.truncates, self.words is not None)
         if load: self.metric.judge.judge; self.metric.extractor
         _report(progress, 'started', os.getpid(), time.time())
 
-    def _record(self, rid:str, score=None, error:str|None=None) -> dict:
+    def _record(self, rid:str, score=None, error:str|None=None, pair:tuple|None=None) -> dict:
         rec = {'id': rid, 'precision': None, 'recall': None, 'f1': None, 'n_elements': None, 'signature': self.signature,
                'error': error}
         if score is not None: rec.update(precision=score.precision, recall=score.recall, f1=score.f1, n_elements=score.n_elements)
@@ -141,11 +154,16 @@ class PairScorer:
         if self.granular:
             from posh.scoring import element_record
             rec['elements'] = None if score is None else json.dumps([element_record(e) for e in score.elements], ensure_ascii=False)
+        if self.words is not None:   # pair: (index, id, generation, references); a failure here is the row's, as a scoring one
+            from posh.omission_words import pair_omission_words, word_records
+            rec['omission_words'] = None if score is None else json.dumps(
+                word_records(pair_omission_words(self.metric, pair[2], pair[3], score, self.words)), ensure_ascii=False)
         return rec
 
     def _evaluate(self, todo:list) -> list:
         "PairScores of `todo` = [(index, id, generation, references)], in one call to PoSh.evaluate."
-        return self.metric.evaluate([t[2] for t in todo], [t[3] for t in todo], granular=self.granular, ids=[t[1] for t in todo])
+        return self.metric.evaluate([t[2] for t in todo], [t[3] for t in todo], granular=self.granular or self.words is not None,
+                                    ids=[t[1] for t in todo])
 
     def score_rows(self, rows:list[dict]) -> list[dict]:
         "Output records of input rows (dicts), in order."
@@ -156,7 +174,7 @@ class PairScorer:
                 if self.on_error == 'stop': raise
                 out[i] = self._record(row_id(row), error=str(e))
         if todo:
-            try: recs = [self._record(t[1], s) for t, s in zip(todo, self._evaluate(todo))]
+            try: recs = [self._record(t[1], s, pair=t) for t, s in zip(todo, self._evaluate(todo))]
             except Exception as e:   # isolate the failing row(s): score the batch's rows one by one
                 recs = [self._failed(todo[0], e)] if len(todo) == 1 else [self._one(t) for t in todo]
             for t, rec in zip(todo, recs): out[t[0]] = rec
@@ -170,7 +188,7 @@ class PairScorer:
 
     def _one(self, t) -> dict:
         "Score one row alone."
-        try: return self._record(t[1], self._evaluate([t])[0])
+        try: return self._record(t[1], self._evaluate([t])[0], pair=t)
         except Exception as e: return self._failed(t, e)
 
     def __call__(self, batch):
@@ -222,6 +240,7 @@ def score_dataset(data,                            # Dataset, list of row dicts,
                   weights:dict|None=None,          # per-kind weights of the coarse means
                   granular:bool=False,             # add the elements column (JSON)
                   on_error:str='stop',             # 'stop' or 'skip' (write the row with its error)
+                  omission_words:bool=False,       # add the omission_words column (JSON; the embedded default's judge only)
                   workers:int=2,                   # actors in the pool
                   num_cpus:float=1,                # CPUs per actor
                   num_gpus:float|None=None,        # GPUs per actor (None: 1 for a vLLM judge, else 0)
@@ -235,12 +254,13 @@ def score_dataset(data,                            # Dataset, list of row dicts,
     if workers < 1: raise ValueError("workers must be at least 1")
     if batch_size < 1: raise ValueError("batch_size must be at least 1")
     ds = read_pairs(data, fmt)
-    signature = PoSh(config, judge=judge, threshold=threshold, weights=weights, judge_kwargs=judge_kwargs).signature
+    signature = run_signature(config, judge, omission_words, threshold=threshold, weights=weights, judge_kwargs=judge_kwargs)
     num_gpus = default_num_gpus(config, judge) if num_gpus is None else num_gpus
     threads = max(1, int(num_cpus))
     kw = dict(config=config, judge=judge, judge_kwargs=judge_kwargs, threshold=threshold, weights=weights,
               cache_dir=cache_dir, posh_batch_size=posh_batch_size or batch_size, granular=granular,
-              on_error=on_error, threads=threads, expected_signature=signature, progress=progress)
+              on_error=on_error, omission_words=omission_words, threads=threads, expected_signature=signature,
+              progress=progress)
     env = {'OMP_NUM_THREADS': str(threads), 'MKL_NUM_THREADS': str(threads), 'TOKENIZERS_PARALLELISM': 'false'}
     return ds.map_batches(PairScorer, fn_constructor_kwargs=kw, batch_size=batch_size, batch_format='pyarrow',
                           compute=ray.data.ActorPoolStrategy(size=workers), num_cpus=num_cpus,
@@ -382,7 +402,7 @@ def score_to_folder(data,                 # Dataset, list of row dicts, or JSONL
     ds = read_pairs(data, input_fmt)
     ids = _input_ids(ds)
     sig_kw = {k: kwargs[k] for k in ('threshold', 'weights', 'judge_kwargs') if k in kwargs}
-    signature = PoSh(config, judge=judge, **sig_kw).signature
+    signature = run_signature(config, judge, kwargs.get('omission_words', False), **sig_kw)
     written, bad = written_rows(out_dir, fmt)
     done = frozenset(written.id[written.signature == signature]) & frozenset(ids)
     summary = RunSummary(str(out_dir), signature, len(ids), len(done), incomplete_files=[str(b) for b in bad])
@@ -445,7 +465,11 @@ def cmd_score_ray(args) -> int:
         print(f"posh score: {', '.join(fixed)} cannot be used with --engine ray: the actors build the configuration's "
               "PoSh (--config embedded|paper)", file=sys.stderr)
         return 2
-    try: judge_kwargs = server_kwargs(args) or None   # --base-url, --timeout, --retries, ... for --judge openai:NAME
+    try:
+        judge_kwargs = server_kwargs(args) or None   # --base-url, --timeout, --retries, ... for --judge openai:NAME
+        if getattr(args, 'omission_words', False):   # a judge the map was not fitted with: refused before Ray starts
+            from posh.cli import omission_words_map
+            omission_words_map(PoSh(args.config, judge=args.judge, judge_kwargs=judge_kwargs))
     except CLIError as e:
         print(f"posh score: {e}", file=sys.stderr)
         return 2
@@ -453,6 +477,7 @@ def cmd_score_ray(args) -> int:
         with ray_session(args.address):
             s = score_to_folder(items, args.output, args.config, args.judge, fmt=args.out_format,
                                 judge_kwargs=judge_kwargs, granular=args.granular, on_error=args.on_error,
+                                omission_words=getattr(args, 'omission_words', False),
                                 workers=args.workers, num_cpus=args.cpus_per_worker, num_gpus=args.gpus_per_worker,
                                 batch_size=args.batch_size or 16, cache_dir=args.cache_dir)
     except (PairError, ValueError) as e:

@@ -16,7 +16,8 @@ from .meta_eval import DocToken, labelled_tokens, max_over_overlaps, posh_token_
 # %% auto #0
 __all__ = ['WORD_POS', 'WORD_FEATURES', 'WORDS_RESOURCE', 'WORDS_METHOD', 'recall_elements', 'word_features', 'WordsCalibration',
            'load_words_calibration', 'fit_words_calibration', 'words_calibration_for', 'word_rows',
-           'words_token_scores', 'add_omission_words', 'WordScore', 'omission_words']
+           'words_token_scores', 'add_omission_words', 'WordScore', 'pair_omission_words', 'omission_words',
+           'word_records']
 
 # %% ../nbs/14a_omission_words.ipynb #ow000006
 WORD_POS = ('NOUN', 'VERB', 'ADJ', 'ADP', 'DET', 'NUM', 'ADV', 'PROPN', 'PRON', 'AUX', 'CCONJ')   # the parser's coarse tags read (others: none of them)
@@ -100,6 +101,10 @@ class WordsCalibration:
         "`words<version>-<first 8 hex digits of the content hash>`, for signatures."
         return f"words{self.version}-{hashlib.sha256(json.dumps(self.to_dict(), sort_keys=True).encode()).hexdigest()[:8]}"
 
+    def signed(self, signature:str) -> str:
+        "The signature of PoSh's scores with this map's words: PoSh's `signature`, then `|words:` and the tag."
+        return f"{signature}|words:{self.tag}"
+
     def check(self, signature:str):
         "Refuse element scores of another judge, or another feature set: the map reads their levels."
         if list(self.features) != list(WORD_FEATURES):
@@ -158,7 +163,7 @@ def add_omission_words(gs, cal:WordsCalibration|None=None) -> str:
     if gs.pair_scores is None: raise ValueError("add_omission_words needs PoSh's scores: run granular_scores with 'PoSh'")
     cal = (cal or load_words_calibration()).check(gs.signatures['PoSh'])
     gs.scores[WORDS_METHOD] = words_token_scores(gs.annotations, gs.labels, gs.docs, gs.pair_scores, cal)
-    gs.signatures[WORDS_METHOD] = f"{gs.signatures['PoSh']}|words:{cal.tag}"
+    gs.signatures[WORDS_METHOD] = cal.signed(gs.signatures['PoSh'])
     return gs.signatures[WORDS_METHOD]
 
 # %% ../nbs/14a_omission_words.ipynb #ow000017
@@ -171,6 +176,32 @@ class WordScore:
     score: float        # 1-5, low = omitted (PoSh's scale)
     p_omitted: float    # the calibrated probability that a person marks it omitted
 
+def pair_omission_words(metric,           # a posh.metric.PoSh whose judge the calibration was fitted with
+                        generation:str,
+                        references:Sequence[str], # the pair's references, in the order PoSh scored them
+                        pair_score=None,  # its granular PairScore of (generation, references); None: computed here
+                        cal:WordsCalibration|None=None, # None: the shipped one
+                        nlp=None) -> list[list[WordScore]]: # a spaCy pipeline; None: PoSh's own parser (`metric.extractor.nlp`)
+    "Per reference: every word (parser tokens, punctuation left out) with the calibrated chance that `generation` omits it."
+    if isinstance(references, str): raise TypeError("references is a list of texts (omission_words takes one reference)")
+    refs = list(references)
+    cal = (cal or load_words_calibration()).check(metric.signature)
+    if pair_score is None: pair_score = metric.evaluate([generation], [refs], granular=True)[0]
+    if pair_score.elements is None: raise ValueError("the PairScore has no elements: evaluate with granular=True")
+    seen = {e.reference or 0 for e in pair_score.elements if e.direction == 'recall'}
+    if seen and max(seen) >= len(refs):
+        raise ValueError(f"the PairScore has elements of reference {max(seen)} and {len(refs)} reference(s) were given: "
+                         "pass the references it was scored with")
+    nlp = nlp or metric.extractor.nlp
+    other, out = nlp(generation), []
+    for j, ref in enumerate(refs):   # a reference's recall elements are asked of the generation alone: as if scored alone
+        doc = nlp(ref)
+        tokens = labelled_tokens(doc)
+        X = word_features(tokens, recall_elements(pair_score, j), doc, other)
+        out.append([WordScore(t.start, t.end, t.text, float(s), float(q))
+                    for t, s, q in zip(tokens, cal.scores(X), cal.probability(X))])
+    return out
+
 def omission_words(metric,                # a posh.metric.PoSh whose judge the calibration was fitted with
                    generation:str,
                    reference:str,
@@ -178,13 +209,12 @@ def omission_words(metric,                # a posh.metric.PoSh whose judge the c
                    cal:WordsCalibration|None=None, # None: the shipped one
                    nlp=None) -> list[WordScore]:  # a spaCy pipeline; None: PoSh's own parser (`metric.extractor.nlp`)
     "Every word of `reference` (parser tokens, punctuation left out) with the calibrated chance that `generation` omits it."
-    cal = (cal or load_words_calibration()).check(metric.signature)
-    if pair_score is None: pair_score = metric.evaluate([generation], [[reference]], granular=True)[0]
-    nlp = nlp or metric.extractor.nlp
-    if pair_score.elements is not None and any((e.reference or 0) > 0 for e in pair_score.elements):
-        raise ValueError("omission_words reads a PairScore of one reference; this one has several (score the pair with "
-                         "that reference alone)")
-    doc, other = nlp(reference), nlp(generation)
-    tokens = labelled_tokens(doc)
-    X = word_features(tokens, recall_elements(pair_score), doc, other)
-    return [WordScore(t.start, t.end, t.text, float(s), float(q)) for t, s, q in zip(tokens, cal.scores(X), cal.probability(X))]
+    if pair_score is not None and pair_score.elements is not None and any((e.reference or 0) > 0 for e in pair_score.elements):
+        raise ValueError("omission_words reads a PairScore of one reference; this one has several (pair_omission_words "
+                         "reads each)")
+    return pair_omission_words(metric, generation, [reference], pair_score, cal, nlp)[0]
+
+def word_records(words:Sequence[Sequence[WordScore]]) -> list[dict]:
+    "`pair_omission_words` as plain records (the command line's `omission_words` field): each word with its reference's index."
+    return [dict(reference=j, text=w.text, start=w.start, end=w.end, score=w.score, p_omitted=w.p_omitted)
+            for j, ws in enumerate(words) for w in ws]
