@@ -368,7 +368,7 @@ def cmd_score(args) -> int:
         if prev is not None:
             _warn('score', f"{args.output} held {plural(scored_rows(prev), 'scored row')}, more than this run's "
                   f"{len(run.scores)}: the earlier file is kept as {prev}")
-        if args.html: write_html(args.html, rows, run.scores, errors)
+        if args.html: write_html(args.html, rows, run.scores, errors, run.words if words_cal else None, signature)
         named = {r.number: r.name for r in rows}
         empty = [named[n] for n, s in run.scores.items() if s.n_elements == 0]
         if empty:
@@ -386,19 +386,20 @@ def cmd_score(args) -> int:
                        "(--on-error skip scores the other pairs)", code=1)
     return 0
 
-def write_html(path:str, rows:list[Row], scores:dict, errors:dict|None=None):
-    "The highlight view of every row, as in the output file: one legend, then each pair (its id, scores, marked texts) or its error."
+def write_html(path:str, rows:list[Row], scores:dict, errors:dict|None=None, words:dict|None=None, signature:str|None=None):
+    "The highlight view of every row, as in the output file: one legend, then each pair (its id, scores, marked texts) or its error (`words`: omission words by row number)."
     import html
     from posh.scoring import highlight_html, highlight_legend
     def unscored(r):
         return (f'<div class="posh-pair posh-error" style="font-family:sans-serif;max-width:60em">\n'
                 f'<h4 class="posh-id" style="margin-bottom:.2em">pair {html.escape(r.name)}</h4>\n'
                 f'<p class="posh-scores" style="margin-top:0">not scored: {html.escape(row_error(r, scores, errors))}</p></div>')
-    body = '\n<hr>\n'.join(highlight_html(scores[r.number], r.generation, r.references, legend=False)
+    body = '\n<hr>\n'.join(highlight_html(scores[r.number], r.generation, r.references, legend=False,
+                                          words=None if words is None else words[r.number], signature=signature)
                            if r.number in scores else unscored(r) for r in rows)
     with atomic_write(path) as f:
         f.write(f'<!doctype html><meta charset="utf-8"><title>PoSh</title>\n'
-                f'<div style="font-family:sans-serif;max-width:60em">{highlight_legend()}</div>\n<hr>\n{body}\n')
+                f'<div style="font-family:sans-serif;max-width:60em">{highlight_legend(words=words is not None)}</div>\n<hr>\n{body}\n')
 
 def cmd_graph(args) -> int:
     "Print the scene graph of each text as one JSON line."

@@ -13,8 +13,8 @@ from .templates import join_references, Element, Prompts, plan_questions
 # %% auto #0
 __all__ = ['KINDS', 'TEXT_COLOUR', 'MISTAKE_RGB', 'OMISSION_RGB', 'drive', 'reference_order', 'mean_score', 'coarse', 'f1_score',
            'check_weights', 'PairScore', 'pair_score', 'score_graphs', 'prompt_floor', 'judge_token_counter',
-           'check_lengths', 'scores_frame', 'elements_frame', 'element_record', 'highlight_legend', 'highlight_html',
-           'worst']
+           'check_lengths', 'scores_frame', 'elements_frame', 'element_record', 'words_cut', 'highlight_legend',
+           'highlight_html', 'worst']
 
 # %% ../nbs/04_scoring.ipynb #d5b48792
 def drive(plans:list, judge) -> list[list[Element]]:
@@ -250,19 +250,39 @@ def _marked(text:str, elements:list[Element], below:float, rgb:str) -> str:
 
 MISTAKE_RGB, OMISSION_RGB = '220,38,38', '37,99,235'
 
-def highlight_legend(below:float=3.0) -> str:
-    "HTML legend of the highlight view: the two colours, the shading scale and what is marked."
+def _marked_words(text:str, words:list[dict], below:float, rgb:str) -> str:
+    "HTML of `text` with the words (`posh.omission_words.word_records` of it) scoring below `below` shaded by score."
+    out, c = [], 0
+    for w in sorted(words, key=lambda w: w['start']):
+        if w['score'] >= below or w['start'] < c: continue
+        tip = html.escape(f"p_omitted {w['p_omitted']:.2f} (score {w['score']:.2f}, calibrated omission words)", quote=True)
+        out += [html.escape(text[c:w['start']]),
+                f'<span style="background:rgba({rgb},{_alpha(w["score"]):.2f});color:{TEXT_COLOUR}" title="{tip}">'
+                f'{html.escape(text[w["start"]:w["end"]])}</span>']
+        c = w['end']
+    return ''.join(out) + html.escape(text[c:])
+
+def words_cut(below:float=3.0) -> float:
+    "The chance of being omitted above which a word is marked: its score 1 + 4 (1 - p) is then below `below`."
+    return (5 - below) / 4
+
+def highlight_legend(below:float=3.0, words:bool=False) -> str:
+    "HTML legend of the highlight view: the two colours, the shading scale and what is marked (`words`: the references' omission words)."
     def swatch(rgb, score, label):
         return f'<span style="background:rgba({rgb},{_alpha(score):.2f});color:{TEXT_COLOUR};padding:0 .3em">{label}</span>'
     return ('<p class="posh-legend" style="font-size:small;color:#000">'
             f'{swatch(MISTAKE_RGB, 1, "mistake")} a generation element the reference does not support · '
-            f'{swatch(OMISSION_RGB, 1, "omission")} a reference element the generation does not cover. '
+            f'{swatch(OMISSION_RGB, 1, "omission")} ' +
+            (f'a reference word the generation likely leaves out (its calibrated chance of being marked omitted above '
+             f'{words_cut(below):.2g}; nbs/14a). ' if words else 'a reference element the generation does not cover. ') +
             f'Marked: elements scoring below {below:g} on the judge\'s 1-5 scale; darker = lower '
             f'({swatch(MISTAKE_RGB, 1, "1 absent")} {swatch(MISTAKE_RGB, 2, "2 weak hint")}, lighter up to {below:g}); '
             'hover a marked span for its question and score. Scores: precision, recall and F1 in [0.2, 1].</p>')
 
 def highlight_html(score:PairScore, generation:str, references:list[str]|str, below:float=3.0,
-                   legend:bool=True) -> str:
+                   legend:bool=True,
+                   words:list[dict]|None=None,   # the pair's omission words (`posh.omission_words.word_records`): the references marked by them
+                   signature:str|None=None) -> str: # shown at the foot; None: the PairScore's
     "HTML: the pair id, its scores, a colour legend, mistakes marked in the generation and omissions in each reference (needs granular scores)."
     if score.elements is None: raise ValueError("highlight_html needs granular scores: evaluate(..., granular=True)")
     refs = [references] if isinstance(references, str) else list(references)
@@ -272,14 +292,17 @@ def highlight_html(score:PairScore, generation:str, references:list[str]|str, be
              f'<h4 class="posh-id" style="margin-bottom:.2em">pair {html.escape(str(score.id or ""))}</h4>',
              f'<p class="posh-scores" style="margin-top:0">precision <b>{score.precision:.3f}</b> · recall '
              f'<b>{score.recall:.3f}</b> · f1 <b>{score.f1:.3f}</b>{n}</p>']
-    if legend: parts.append(highlight_legend(below))
+    if legend: parts.append(highlight_legend(below, words is not None))
     parts += [f'<p><b>Generation</b> (mistakes: elements scoring below {below:g})</p>',
               f'<p style="line-height:1.7">{_marked(generation, prec, below, MISTAKE_RGB)}</p>']
     for k, ref in enumerate(refs):
         rec = [e for e in score.elements if e.direction == 'recall' and (e.reference or 0) == k]
-        parts += [f'<p><b>Reference{" " + str(k + 1) if len(refs) > 1 else ""}</b> (omissions)</p>',
-                  f'<p style="line-height:1.7">{_marked(ref, rec, below, OMISSION_RGB)}</p>']
-    parts.append(f'<p style="color:#666;font-size:small">{html.escape(score.signature)}</p></div>')
+        marked = _marked(ref, rec, below, OMISSION_RGB) if words is None else \
+                 _marked_words(ref, [w for w in words if w['reference'] == k], below, OMISSION_RGB)
+        what = 'omissions' if words is None else f'omission words: chance of being omitted above {words_cut(below):.2g}'
+        parts += [f'<p><b>Reference{" " + str(k + 1) if len(refs) > 1 else ""}</b> ({what})</p>',
+                  f'<p style="line-height:1.7">{marked}</p>']
+    parts.append(f'<p style="color:#666;font-size:small">{html.escape(score.signature if signature is None else signature)}</p></div>')
     return '\n'.join(parts)
 
 def worst(score:PairScore, direction:str, n:int=5, asked_only:bool=False) -> list[Element]:
