@@ -416,6 +416,8 @@ def cmd_demo(args) -> int:
     if args.cache_dir: check_writable('--cache-dir', args.cache_dir, folder=True)
     metric = _metric(args)
     ready_judge(metric)
+    try: words_cal = omission_words_map(metric)   # the omission words' map (nbs/14a) reads the embedded default's judge only
+    except CLIError: words_cal = None
     print(f"PoSh, {metric.config} configuration (judge {metric.judge.signature}: a demonstration, not the paper's numbers)\n{metric.signature}\n")
     res = metric.evaluate([p['generation'] for p in pairs], [p['reference'] for p in pairs], granular=True,
                           ids=[p['id'] for p in pairs])
@@ -430,6 +432,12 @@ def cmd_demo(args) -> int:
                       (f"  [chars {where.start}-{where.end}]" if where else ''))
             unasked = sum(not e.asked for e in s.elements if e.direction == d and e.kind in ('attribute', 'relation'))
             if unasked: print(f"     ... and {unasked} attributes/relations scored 1 without a question (their entity was judged absent)")
+        if words_cal is not None:
+            from posh.omission_words import pair_omission_words
+            words = pair_omission_words(metric, p['generation'], [p['reference']], s, words_cal)[0]
+            top = sorted(words, key=lambda w: -w.p_omitted)[:args.top]
+            print("   reference words most likely omitted (chance a person marks each, calibrated on the granular dev set; "
+                  "posh score --omission-words):\n     " + ', '.join(f"{w.text!r} {w.p_omitted:.2f}" for w in top))
         print()
     return 0
 
