@@ -412,12 +412,12 @@ def cmd_graph(args) -> int:
 def cmd_demo(args) -> int:
     "The main job on the bundled example: PoSh scores of IIW-400 pairs, with their worst mistakes and omissions."
     from posh.scoring import worst
+    from posh.omission_words import words_calibration_for, pair_omission_words
     pairs = example_pairs()[:args.pairs]
     if args.cache_dir: check_writable('--cache-dir', args.cache_dir, folder=True)
     metric = _metric(args)
     ready_judge(metric)
-    try: words_cal = omission_words_map(metric)   # the omission words' map (nbs/14a) reads the embedded default's judge only
-    except CLIError: words_cal = None
+    words_cal = words_calibration_for(metric.signature)   # the omission words' map (nbs/14a): the embedded default's judge only
     print(f"PoSh, {metric.config} configuration (judge {metric.judge.signature}: a demonstration, not the paper's numbers)\n{metric.signature}\n")
     res = metric.evaluate([p['generation'] for p in pairs], [p['reference'] for p in pairs], granular=True,
                           ids=[p['id'] for p in pairs])
@@ -433,7 +433,6 @@ def cmd_demo(args) -> int:
             unasked = sum(not e.asked for e in s.elements if e.direction == d and e.kind in ('attribute', 'relation'))
             if unasked: print(f"     ... and {unasked} attributes/relations scored 1 without a question (their entity was judged absent)")
         if words_cal is not None:
-            from posh.omission_words import pair_omission_words
             words = pair_omission_words(metric, p['generation'], [p['reference']], s, words_cal)[0]
             top = sorted(words, key=lambda w: -w.p_omitted)[:args.top]
             print("   reference words most likely omitted (chance a person marks each, calibrated on the granular dev set; "

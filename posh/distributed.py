@@ -10,10 +10,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from .metric import PoSh, CONFIGS
 from .rows import check_row, RowError, read_rows, judge_kwargs as server_kwargs, CLIError
+from .omission_words import load_words_calibration
 
 # %% auto #0
 __all__ = ['OUTPUT_COLUMNS', 'RAY_INSTALL', 'require_ray', 'output_schema', 'PairError', 'row_id', 'parse_pair',
-           'ScoringProgress', 'progress_actor', 'words_map', 'run_signature', 'PairScorer', 'pd_rows', 'read_pairs',
+           'ScoringProgress', 'progress_actor', 'run_signature', 'PairScorer', 'pd_rows', 'read_pairs',
            'default_num_gpus', 'score_dataset', 'output_files', 'folder_format', 'jsonl_datasink', 'written_rows',
            'read_scores', 'RunSummary', 'score_to_folder', 'ray_session', 'cmd_score_ray']
 
@@ -102,15 +103,10 @@ def _report(progress, method:str, *args):
         ray.get(fn.remote(*args))
     else: fn(*args)
 
-def words_map(signature:str):
-    "The shipped omission-words map (`posh.omission_words`), checked against the PoSh `signature` (ValueError: another judge)."
-    from posh.omission_words import load_words_calibration
-    return load_words_calibration().check(signature)
-
 def run_signature(config:str='embedded', judge=None, omission_words:bool=False, **kw) -> str:
-    "The signature of the output rows: PoSh's, and with omission words the map's tag after it (`WordsCalibration.signed`)."
+    "The signature of the output rows: PoSh's, and with omission words the shipped map's tag after it (ValueError: a judge it was not fitted with)."
     sig = PoSh(config, judge=judge, **kw).signature
-    return words_map(sig).signed(sig) if omission_words else sig
+    return load_words_calibration().check(sig).signed(sig) if omission_words else sig
 
 class PairScorer:
     "Ray Data actor UDF: one PoSh (parser and judge loaded once) scoring batches of rows."
@@ -135,7 +131,7 @@ class PairScorer:
             torch.set_num_threads(threads)
         self.metric = PoSh(config, judge=judge, threshold=threshold, weights=weights, cache_dir=cache_dir,
                            batch_size=posh_batch_size, judge_kwargs=judge_kwargs)
-        self.words = words_map(self.metric.signature) if omission_words else None
+        self.words = load_words_calibration().check(self.metric.signature) if omission_words else None
         self.signature = self.words.signed(self.metric.signature) if self.words else self.metric.signature
         if expected_signature is not None and self.signature != expected_signature:
             raise RuntimeError(f"this worker's PoSh signature {self.signature!r} differs from the driver's "
@@ -465,14 +461,15 @@ def cmd_score_ray(args) -> int:
         print(f"posh score: {', '.join(fixed)} cannot be used with --engine ray: the actors build the configuration's "
               "PoSh (--config embedded|paper)", file=sys.stderr)
         return 2
-    try:
-        judge_kwargs = server_kwargs(args) or None   # --base-url, --timeout, --retries, ... for --judge openai:NAME
-        if getattr(args, 'omission_words', False):   # a judge the map was not fitted with: refused before Ray starts
-            from posh.cli import omission_words_map
-            omission_words_map(PoSh(args.config, judge=args.judge, judge_kwargs=judge_kwargs))
+    try: judge_kwargs = server_kwargs(args) or None   # --base-url, --timeout, --retries, ... for --judge openai:NAME
     except CLIError as e:
         print(f"posh score: {e}", file=sys.stderr)
         return 2
+    if getattr(args, 'omission_words', False):   # a judge the map was not fitted with: refused before Ray starts
+        try: run_signature(args.config, args.judge, True, judge_kwargs=judge_kwargs)
+        except ValueError as e:
+            print(f"posh score: --omission-words: {e}", file=sys.stderr)
+            return 2
     try:
         with ray_session(args.address):
             s = score_to_folder(items, args.output, args.config, args.judge, fmt=args.out_format,
