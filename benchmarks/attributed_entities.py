@@ -57,7 +57,7 @@ def main():
     dev = load_granular_dev()
     metric = PoSh('embedded')
     scores = metric.evaluate([a.generation for a in dev], [a.reference for a in dev], granular=True)
-    graphs = metric.extractor([a.generation for a in dev])
+    graphs = metric.graphs([a.generation for a in dev])   # those the scoring parsed (PoSh keeps the latest)
     vec = PhraseVectors()
     rows = []
     for a, s, g in zip(dev, scores, graphs):

@@ -18,7 +18,8 @@ For each T and each scope (`both` directions or `precision` alone), this prints:
 T = 1 is the shipped judge. A monotone map of the scores leaves much of a token ranking alone, but not all of it:
 which entities fall below PoSh's presence threshold (2) changes which questions are asked at all, and the fixed
 scores (a contradiction's 1, the framing checks') do not move. Nothing here is shipped (nbs/14, stop 44). No judge
-answer cache is used, so every setting is judged afresh.
+answer cache is used, so every setting is judged afresh (one PoSh for all: its graphs and phrase vectors do not
+depend on T).
 """
 import argparse, json, math, sys
 from pathlib import Path
@@ -41,25 +42,20 @@ def tempered(probability, T:float, direction:str|None):
     return prob
 
 
-def measure(T:float, direction:str|None) -> dict:
-    "The figures of one setting."
+def measure(m, pairs, rows, dev, T:float, direction:str|None) -> dict:
+    "The figures of one setting, with PoSh `m` (no judge-answer cache: its graphs and phrase vectors do not depend on T)."
     from scipy.stats import spearmanr
-    from posh.data import load_iiw400, load_granular_dev
     from posh.experiments import granular_scores, granular_table
-    from posh.metric import PoSh
-    m = PoSh('embedded', cache_dir=None)
-    pairs = load_iiw400()
     s = m.evaluate([p.generation for p in pairs], [p.reference for p in pairs])
     out = dict(T=T, scope=direction or 'both',
                recall=spearmanr([x.recall for x in s], [p.sxs['Comprehensiveness'] for p in pairs])[0],
                precision=spearmanr([x.precision for x in s], [p.sxs['Hallucination'] for p in pairs])[0])
-    rows = [json.loads(l) for l in open(PARAPHRASES)]
     f = np.array([o.f1 for o in m.evaluate([r[v] for r in rows for v in SWAPS],
                                            [r['reference'] for r in rows for _ in SWAPS])]).reshape(len(rows), len(SWAPS))
     won = f[:, 0] > f[:, 1:].max(1)
     out['wins'] = f"{int(won.sum())}/{len(rows)}"
     out['lost'] = ' '.join(r['id'].removeprefix('aar_test_') for r, w in zip(rows, won) if not w)
-    g = granular_table(granular_scores(m, load_granular_dev(), methods=['PoSh']), ['contradicted'])
+    g = granular_table(granular_scores(m, dev, methods=['PoSh']), ['contradicted'])
     for _, r in g.iterrows(): out[r.task] = f"{r.f1:.3f} / {r.auroc:.3f}"
     return out
 
@@ -74,7 +70,12 @@ def main(argv=None):
     import torch
     torch.set_num_threads(args.threads)
     import posh.embedding_judge as ej
+    from posh.data import load_iiw400, load_granular_dev
+    from posh.metric import PoSh
     shipped = ej.Calibration.probability
+    m = PoSh('embedded', cache_dir=None)   # one parser and phrase model for every setting
+    pairs, dev = load_iiw400(), load_granular_dev()
+    rows = [json.loads(l) for l in open(PARAPHRASES)]
     cols = ['T', 'scope', 'recall', 'precision', 'wins', 'lost', 'mistakes', 'contradicted', 'omissions']
     print("| T | scope | IIW-400 recall ~ Comprehensiveness | precision ~ Hallucination | paraphrase wins | lost | "
           "dev mistakes F1 / AUROC | dev contradicted | dev omissions |\n|" + '---|' * len(cols))
@@ -85,7 +86,7 @@ def main(argv=None):
             if T == 1 and 1 in done: continue   # T = 1 is the shipped judge whatever the scope
             if T == 1: done.add(1)
             ej.Calibration.probability = tempered(shipped, T, scope)
-            try: r = measure(T, scope)
+            try: r = measure(m, pairs, rows, dev, T, scope)
             finally: ej.Calibration.probability = shipped
             if T == 1: r['scope'] = 'shipped'
             print('| ' + ' | '.join(f"{r[c]:.3f}" if isinstance(r[c], float) and c in ('recall', 'precision')

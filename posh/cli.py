@@ -306,14 +306,15 @@ def ready_judge(metric):
 # %% ../nbs/08_cli.ipynb #47859ecf
 def omission_words_map(metric):
     "The shipped omission-words map (`posh.omission_words`) if it was fitted with `metric`'s judge; else a CLIError saying so."
-    from posh.omission_words import load_words_calibration
-    cal = load_words_calibration()
-    try: return cal.check(metric.signature)
-    except ValueError:
+    from posh.omission_words import load_words_calibration, words_calibration_for
+    cal = words_calibration_for(metric.signature)
+    if cal is None:
+        cal = load_words_calibration()   # for the message: the judge it was fitted with
         raise CLIError(f"--omission-words needs the embedded configuration's default judge: its map ({cal.tag}) reads "
                        f"the element scores of {cal.judge!r}, and this run's PoSh is {metric.signature!r} (leave out "
                        "--judge and --config paper; in Python, posh.omission_words.pair_omission_words takes a map fitted "
-                       "for another judge)") from None
+                       "for another judge)")
+    return cal
 
 def row_words(metric, cal):
     "f(row, PairScore) -> the row's omission-word records (`posh.omission_words.word_records`), for `score_rows`."
