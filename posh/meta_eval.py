@@ -23,9 +23,10 @@ __all__ = ['DOCENT_LABEL_SCORES', 'DIMENSION_SCORES', 'PUNCTUATION_TOKENS', 'SUB
            'max_over_overlaps', 'posh_token_scores', 'macro_f1', 'auroc', 'token_auroc', 'MaxF1', 'pooled',
            'threshold_sweep', 'evaluate_granular', 'label_gold', 'evaluate_mistake_label', 'span_token_sets',
            'relaxed_match', 'SpanAgreement', 'relaxed_span_agreement', 'item_folds', 'out_of_fold', 'SpearmanInterval',
-           'SpearmanDifference', 'spearman_interval', 'spearman_difference', 'GranularDifference',
-           'granular_difference', 'Token', 'tokenize', 'SpanTask', 'token_gold', 'token_min_scores', 'SweepResult',
-           'token_f1_sweep', 'token_f1_at', 'granular_tasks_v0', 'evaluate_granular_v0']
+           'SpearmanDifference', 'spearman_interval', 'spearman_difference', 'partial_spearman',
+           'partial_spearman_interval', 'GranularDifference', 'granular_difference', 'Token', 'tokenize', 'SpanTask',
+           'token_gold', 'token_min_scores', 'SweepResult', 'token_f1_sweep', 'token_f1_at', 'granular_tasks_v0',
+           'evaluate_granular_v0']
 
 # %% ../nbs/11_meta_eval.ipynb #cac74852
 DOCENT_LABEL_SCORES = {'1_much_better': 2, '1_slightly_better': 1, 'equal': 0, '2_slightly_better': -1, '2_much_better': -2}
@@ -580,6 +581,29 @@ def spearman_difference(x1:Sequence[float], # one metric's values, one per item
     d = d[np.isfinite(d)]
     return SpearmanDifference(_rho(x1, y) - _rho(x2, y), *_bounds(d, level), float((d > 0).mean()) if len(d) else float('nan'),
                               len(y), len(d))
+
+# %% ../nbs/11_meta_eval.ipynb #mb000005
+def _partial_rho(x:np.ndarray, y:np.ndarray, z:np.ndarray) -> float:
+    rx, ry, rz = stats.rankdata(x), stats.rankdata(y), stats.rankdata(z)
+    A = np.c_[np.ones_like(rz), rz]
+    ex, ey = (r - A @ np.linalg.lstsq(A, r, rcond=None)[0] for r in (rx, ry))
+    den = np.sqrt((ex @ ex) * (ey @ ey))
+    return float(ex @ ey / den) if den > 1e-12 else float('nan')
+
+def partial_spearman(x:Sequence[float], # metric values, one per item
+                     y:Sequence[float], # human values
+                     z:Sequence[float], # the variable held fixed (e.g. the reference's length)
+                    ) -> float:
+    "Spearman's rho of x and y given z: the Pearson correlation of the residuals of rank(x) and rank(y) on rank(z)."
+    return _partial_rho(*_columns(x, y, z))
+
+def partial_spearman_interval(x:Sequence[float], y:Sequence[float], z:Sequence[float],
+                              n_rounds:int=2000, seed:int=42, level:float=0.95) -> SpearmanInterval:
+    "`partial_spearman` with a percentile bootstrap interval over the items (`spearman_interval`'s resamples)."
+    x, y, z = _columns(x, y, z); _check_level(level)
+    rs = np.array([_partial_rho(x[o], y[o], z[o]) for o in bootstrap_orders(len(x), n_rounds, seed)])
+    rs = rs[np.isfinite(rs)]
+    return SpearmanInterval(_partial_rho(x, y, z), *_bounds(rs, level), len(x), len(rs))
 
 # %% ../nbs/11_meta_eval.ipynb #18aa8b59
 @dataclass

@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 from conftest import run_experiment
+from posh.meta_eval import partial_spearman
 
 ROOT = Path(__file__).resolve().parents[1]
 NBS, FIXTURES = ROOT/'nbs', ROOT/'data'/'fixtures'
@@ -224,6 +225,11 @@ def test_iiw400(run_notebook, tmp_path):
     iv, per = pd.read_csv(out/'intervals.csv'), pd.read_csv(out/'per_pair.csv')   # bootstrap intervals, and the dev labels' coarse scores
     row = iv[(iv['sample'] == 'IIW-400, 100 pairs') & (iv.metric == 'PoSh recall')].iloc[0]
     assert close(row.rho, spearman_kendall(per.posh_recall, per.sxs_Comprehensiveness)[0]) and row.low < row.rho < row.high
+    every = iv[iv['sample'] == 'IIW-400, 100 pairs'].set_index(['metric', 'dimension'])   # which text's length the ratings follow
+    assert close(every.rho['words(ref)', 'Comprehensiveness'], spearman_kendall(per.ref_words, per.sxs_Comprehensiveness)[0])
+    assert close(every.rho['PoSh recall, given words(ref)', 'Comprehensiveness'],
+                 partial_spearman(per.posh_recall, per.sxs_Comprehensiveness, per.ref_words))
+    assert {('length, given words(ref)', 'Hallucination'), ('words(gen)', 'Hallucination')} <= set(every.index)
     dev = iv[iv['sample'] == 'granular dev set, 30 pairs']
     assert {'recall by the human labels', 'precision by the human labels'} <= set(dev.metric) and (dev.n == 30).all()
     out3, _ = run_notebook('24_iiw400', tmp_path/'three', limit=3,           # the `limit` path, with the LLM judge;
