@@ -10,7 +10,8 @@ benchmark's losses come from that (README, "paraphrase"). Multiplying the logit 
 towards 1 and 5, and T < 1 pulls them towards the middle.
 
 For each T and each scope (`both` directions or `precision` alone), this prints:
-- IIW-400 (100 pairs): Spearman of recall vs Comprehensiveness and of precision vs Hallucination;
+- IIW-400 (100 pairs): Spearman of recall vs Comprehensiveness (also given the reference's length: partial Spearman,
+  `posh.meta_eval.partial_spearman`, nbs/24) and of precision vs Hallucination;
 - the paraphrase benchmark's wins (the paraphrase's F1 above both swaps', of 12);
 - the granular dev set, in-sample with the shipped maps: PoSh's mistakes, `contradicted` and omissions, token macro F1
   and AUROC.
@@ -46,10 +47,13 @@ def measure(m, pairs, rows, dev, T:float, direction:str|None) -> dict:
     "The figures of one setting, with PoSh `m` (no judge-answer cache: its graphs and phrase vectors do not depend on T)."
     from scipy.stats import spearmanr
     from posh.experiments import granular_scores, granular_table
+    from posh.meta_eval import partial_spearman
     s = m.evaluate([p.generation for p in pairs], [p.reference for p in pairs])
     out = dict(T=T, scope=direction or 'both',
                recall=spearmanr([x.recall for x in s], [p.sxs['Comprehensiveness'] for p in pairs])[0],
                precision=spearmanr([x.precision for x in s], [p.sxs['Hallucination'] for p in pairs])[0])
+    out['given_ref'] = partial_spearman([x.recall for x in s], [p.sxs['Comprehensiveness'] for p in pairs],
+                                        [len(p.reference.split()) for p in pairs])
     f = np.array([o.f1 for o in m.evaluate([r[v] for r in rows for v in SWAPS],
                                            [r['reference'] for r in rows for _ in SWAPS])]).reshape(len(rows), len(SWAPS))
     won = f[:, 0] > f[:, 1:].max(1)
@@ -76,8 +80,8 @@ def main(argv=None):
     m = PoSh('embedded', cache_dir=None)   # one parser and phrase model for every setting
     pairs, dev = load_iiw400(), load_granular_dev()
     rows = [json.loads(l) for l in open(PARAPHRASES)]
-    cols = ['T', 'scope', 'recall', 'precision', 'wins', 'lost', 'mistakes', 'contradicted', 'omissions']
-    print("| T | scope | IIW-400 recall ~ Comprehensiveness | precision ~ Hallucination | paraphrase wins | lost | "
+    cols = ['T', 'scope', 'recall', 'given_ref', 'precision', 'wins', 'lost', 'mistakes', 'contradicted', 'omissions']
+    print("| T | scope | IIW-400 recall ~ Comprehensiveness | the same given words(ref) | precision ~ Hallucination | paraphrase wins | lost | "
           "dev mistakes F1 / AUROC | dev contradicted | dev omissions |\n|" + '---|' * len(cols))
     done = set()
     for d in args.directions:
@@ -89,7 +93,7 @@ def main(argv=None):
             try: r = measure(m, pairs, rows, dev, T, scope)
             finally: ej.Calibration.probability = shipped
             if T == 1: r['scope'] = 'shipped'
-            print('| ' + ' | '.join(f"{r[c]:.3f}" if isinstance(r[c], float) and c in ('recall', 'precision')
+            print('| ' + ' | '.join(f"{r[c]:.3f}" if isinstance(r[c], float) and c in ('recall', 'given_ref', 'precision')
                                     else str(r[c]) for c in cols) + ' |', flush=True)
 
 
