@@ -8,7 +8,8 @@ five-point scale, from the generation's point of view. The issue's target asks P
 Comprehensiveness at Spearman 0.45; the length difference, words(generation) - words(reference), reaches 0.419. This
 prints where that correlation comes from, with 95% bootstrap intervals over the pairs
 (`posh.meta_eval.spearman_interval`, 2,000 resamples, seed 42):
-- each text's length alone (words, and content-word types: nouns, proper nouns, verbs, adjectives, numbers);
+- each text's length alone (words, and its distinct content lemmas as the embedding judge reads a text:
+  `posh.embedding_judge.TargetText`, WordNet lemmas without stop words);
 - PoSh's recall (and its precision), and the number of reference elements it counts (its denominator);
 - a lexical recall: the share of the reference's content lemma types that the generation uses;
 - partial Spearman given the reference's length (`posh.meta_eval.partial_spearman_interval`): the Pearson correlation
@@ -24,30 +25,26 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-CONTENT = frozenset({'NOUN', 'PROPN', 'VERB', 'ADJ', 'NUM'})
 
 
-def content_lemmas(doc) -> set[str]:
-    return {t.lemma_.lower() for t in doc if t.pos_ in CONTENT}
-
-
-def measures(pairs, scores, nlp) -> dict[str, np.ndarray]:
-    "name -> one value per pair."
-    gd, rd = list(nlp.pipe(p.generation for p in pairs)), list(nlp.pipe(p.reference for p in pairs))
+def measures(pairs, scores, lex) -> dict[str, np.ndarray]:
+    "name -> one value per pair (`lex`: the embedding judge's WordNet lemma index, for its own reading of a text)."
+    from posh.embedding_judge import TargetText
     gw = np.array([len(p.generation.split()) for p in pairs], float)
     rw = np.array([len(p.reference.split()) for p in pairs], float)
-    G, R = [content_lemmas(d) for d in gd], [content_lemmas(d) for d in rd]
+    G = [TargetText.from_text(p.generation, lex) for p in pairs]   # the distinct content lemmas, as the judge reads them
+    R = [TargetText.from_text(p.reference, lex) for p in pairs]
     return {
         'PoSh recall': np.array([s.recall for s in scores], float),
         'PoSh precision': np.array([s.precision for s in scores], float),
         'length difference: words(gen) - words(ref)': gw - rw,
         'words(gen)': gw,
         'words(ref)': rw,
-        'content lemma types (gen)': np.array([len(g) for g in G], float),
-        'content lemma types (ref)': np.array([len(r) for r in R], float),
+        'content lemma types (gen)': np.array([len(g.words) for g in G], float),
+        'content lemma types (ref)': np.array([len(r.words) for r in R], float),
         "reference elements PoSh counts (recall's denominator)":
             np.array([sum(e.direction == 'recall' and e.counted for e in s.elements) for s in scores], float),
-        "lexical recall: share of the ref's content lemma types in gen": np.array([len(r & g) / max(len(r), 1) for g, r in zip(G, R)]),
+        "lexical recall: share of the ref's content lemma types in gen": np.array([g.share_in(r.words) for g, r in zip(G, R)]),
     }
 
 
@@ -62,11 +59,12 @@ def main(argv=None):
     from posh.data import load_iiw400, load_granular_dev
     from posh.metric import PoSh
     from posh.meta_eval import spearman_interval, partial_spearman_interval
+    from posh.embedding_judge import load_lexicon
     pairs = load_iiw400()
     on_dev = {a.key.split('-')[0] for a in load_granular_dev()}
     m = PoSh('embedded')
     scores = m.evaluate([p.generation for p in pairs], [p.reference for p in pairs], granular=True)
-    X = measures(pairs, scores, m.extractor.nlp)
+    X = measures(pairs, scores, load_lexicon())
     C = np.array([p.sxs[args.dimension] for p in pairs], float)
     dev = np.array([p.id.split('-')[0] in on_dev for p in pairs])
     print(f"{m.signature}\n")

@@ -562,13 +562,17 @@ def _bounds(values:np.ndarray, level:float) -> tuple[float, float]:
     lo, hi = np.quantile(values, [(1 - level) / 2, (1 + level) / 2])
     return float(lo), float(hi)
 
+def _resampled(stat, cols:list[np.ndarray], n_rounds:int, seed:int) -> np.ndarray:
+    "`stat(*cols)` on each bootstrap resample of the items (`bootstrap_orders`), the undefined (NaN) ones left out."
+    rs = np.array([stat(*(c[o] for c in cols)) for o in bootstrap_orders(len(cols[0]), n_rounds, seed)])
+    return rs[np.isfinite(rs)]
+
 def spearman_interval(x:Sequence[float], # metric values, one per item
                       y:Sequence[float], # human values
                       n_rounds:int=2000, seed:int=42, level:float=0.95) -> SpearmanInterval:
     "Spearman's rho of x and y with a percentile bootstrap interval over the items."
     x, y = _columns(x, y); _check_level(level)
-    rs = np.array([_rho(x[o], y[o]) for o in bootstrap_orders(len(x), n_rounds, seed)])
-    rs = rs[np.isfinite(rs)]
+    rs = _resampled(_rho, [x, y], n_rounds, seed)
     return SpearmanInterval(_rho(x, y), *_bounds(rs, level), len(x), len(rs))
 
 def spearman_difference(x1:Sequence[float], # one metric's values, one per item
@@ -577,8 +581,7 @@ def spearman_difference(x1:Sequence[float], # one metric's values, one per item
                         n_rounds:int=2000, seed:int=42, level:float=0.95) -> SpearmanDifference:
     "rho(x1, y) - rho(x2, y) with a paired percentile bootstrap interval (the same resampled items for both)."
     x1, x2, y = _columns(x1, x2, y); _check_level(level)
-    d = np.array([_rho(x1[o], y[o]) - _rho(x2[o], y[o]) for o in bootstrap_orders(len(y), n_rounds, seed)])
-    d = d[np.isfinite(d)]
+    d = _resampled(lambda a, b, c: _rho(a, c) - _rho(b, c), [x1, x2, y], n_rounds, seed)
     return SpearmanDifference(_rho(x1, y) - _rho(x2, y), *_bounds(d, level), float((d > 0).mean()) if len(d) else float('nan'),
                               len(y), len(d))
 
@@ -601,8 +604,7 @@ def partial_spearman_interval(x:Sequence[float], y:Sequence[float], z:Sequence[f
                               n_rounds:int=2000, seed:int=42, level:float=0.95) -> SpearmanInterval:
     "`partial_spearman` with a percentile bootstrap interval over the items (`spearman_interval`'s resamples)."
     x, y, z = _columns(x, y, z); _check_level(level)
-    rs = np.array([_partial_rho(x[o], y[o], z[o]) for o in bootstrap_orders(len(x), n_rounds, seed)])
-    rs = rs[np.isfinite(rs)]
+    rs = _resampled(_partial_rho, [x, y, z], n_rounds, seed)
     return SpearmanInterval(_partial_rho(x, y, z), *_bounds(rs, level), len(x), len(rs))
 
 # %% ../nbs/11_meta_eval.ipynb #18aa8b59
