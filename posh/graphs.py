@@ -14,10 +14,11 @@ from .coref import (NOUNS, PERSONAL, VIEWER_PRONOUNS, COLOURS, SHAPES, SIDES, is
 __all__ = ['PARSER_ALIASES', 'PARSER_HELP', 'V2_FIXES', 'RULE_SETS', 'EMBEDDED_GRAPHS', 'POSTURE', 'SILENT_POSTURE',
            'QUANTIFIERS', 'NOT_ATTRIBUTES', 'RELATIVE', 'ADVERB_STOP', 'COLLECTIVE', 'NEAR_ADVERBS', 'PHOTO_NOUNS',
            'FRAME_POSITIONS', 'FRAME_WIDE', 'COMPLEX_PREP_NOUNS', 'PROPERTY_NOUNS', 'QUANTITY_NOUNS', 'LIGHT_NOUNS',
-           'LOCATIVE', 'ABSTRACT_NOUNS', 'HEDGE_ADVERBS', 'HEDGE_MODALS', 'PART_NOUNS', 'SHADES', 'PART_OF',
-           'HIGHLIGHT_COLOURS', 'Span', 'words_span', 'Entity', 'Relation', 'SceneGraph', 'load_parser', 'RuleSet',
-           'get_rules', 'v2_without', 'wordnet_lexicon', 'repair_parse', 'unasserted', 'graph_from_doc', 'shift_graph',
-           'check_texts', 'GraphExtractor', 'extract_graphs', 'graph_table', 'highlight_mentions']
+           'LOCATIVE', 'ABSTRACT_NOUNS', 'HEDGE_ADVERBS', 'HEDGE_MODALS', 'PART_NOUNS', 'KEEP_FIRST_LEMMA', 'SHADES',
+           'PART_OF', 'HIGHLIGHT_COLOURS', 'Span', 'words_span', 'Entity', 'Relation', 'SceneGraph', 'load_parser',
+           'RuleSet', 'get_rules', 'v2_without', 'is_regular_form', 'regular_first', 'wordnet_lexicon', 'repair_parse',
+           'unasserted', 'graph_from_doc', 'shift_graph', 'check_texts', 'GraphExtractor', 'extract_graphs',
+           'graph_table', 'highlight_mentions']
 
 # %% ../nbs/01_graphs.ipynb #f8e4d8e4
 @dataclass
@@ -242,12 +243,30 @@ PART_NOUNS = set(  # things that are parts of a whole: "X has/with a Y" makes Y 
     'drawer panel pane sill ledge railing rail post string neck body spout mouthpiece'.split())
 
 # %% ../nbs/01_graphs.ipynb #a1e9a1a1
+_SIBILANT = ('s', 'x', 'z', 'ch', 'sh', 'o')   # the endings that take '-es': 'boxes', 'masses', not 'soles' of 'sol'
+_REGULAR_ENDS = {'noun': (('s', '', ''), ('es', '', _SIBILANT), ('ies', 'y', 'y')),   # (ending, lemma's lost end, lemma ends)
+                 'verb': (('ed', '', ''), ('d', '', 'e'), ('ing', '', ''), ('ing', 'e', 'e'), ('ied', 'y', 'y'),
+                          ('s', '', ''), ('es', '', _SIBILANT), ('ies', 'y', 'y'))}
+KEEP_FIRST_LEMMA = frozenset({'leaves'})   # 'leaf', not 'leave': the first reading is the everyday one in descriptions
+
+def is_regular_form(word:str, lemma:str, pos:str) -> bool:
+    "Whether `word` is `lemma` itself or its regular inflection as `pos` ('ottomans' of 'ottoman', 'installed' of 'install')."
+    return word == lemma or any(lemma.endswith(ends) and word == lemma[:len(lemma) - len(rep)] + suf
+                                for suf, rep, ends in _REGULAR_ENDS[pos])
+
+def regular_first(word:str, lemmas:list, pos:str) -> list:
+    "WordNet's lemmas of an exception `word`, those it is the regular form of first: 'ottomans' -> ['ottoman', 'othman']."
+    if len(lemmas) < 2 or word in KEEP_FIRST_LEMMA: return list(lemmas)
+    return sorted(lemmas, key=lambda l: not is_regular_form(word, l, pos))   # stable: WordNet's order within each group
+
 def wordnet_lexicon(nlp) -> dict|None:
-    "The WordNet lemma index (noun, verb, adj lemma sets and their exceptions) of a pipeline's lemmatizer, or None."
+    """The WordNet lemma index (noun, verb, adj lemma sets and their exceptions) of a pipeline's lemmatizer, or None.
+    An exception with two lemmas lists the one it is the regular form of first (`regular_first`)."""
     try:
         tables = nlp.get_pipe('lemmatizer').lookups
         idx, exc = tables.get_table('lemma_index'), tables.get_table('lemma_exc')
-        return {k: set(idx[k]) for k in ('noun', 'verb', 'adj')} | {k + '_exc': dict(exc[k]) for k in ('noun', 'verb')}
+        return {k: set(idx[k]) for k in ('noun', 'verb', 'adj')} | \
+               {k + '_exc': {w: regular_first(w, ls, k) for w, ls in exc[k].items()} for k in ('noun', 'verb')}
     except (KeyError, ValueError, AttributeError): return None
 
 def _as(lex, word:str, pos:str) -> str|None:
@@ -259,7 +278,7 @@ def _as(lex, word:str, pos:str) -> str|None:
     return None
 
 def repair_parse(doc, lex:dict|None) -> list[str]:
-    "Fix four frequent errors of the small parser in place (`lex`: `wordnet_lexicon(nlp)`); return what was changed."
+    "Fix five frequent errors of the small parser in place (`lex`: `wordnet_lexicon(nlp)`); return what was changed."
     done = []
     if lex is None: return done
     for sent in doc.sents:
@@ -306,6 +325,13 @@ def repair_parse(doc, lex:dict|None) -> list[str]:
                 t.pos_, t.tag_, t.lemma_, t.dep_, t.head = 'VERB', 'VBP', verb, 'relcl', before
                 d.pos_, d.dep_ = 'PRON', 'nsubj'
                 done.append(f"that {t.text}: determiner and noun -> relative pronoun and verb")
+    # 5. a two-lemma exception given its rare lemma: "ottomans" -> othman (lex lists the regular reading first)
+    for t in doc:
+        pos = {'NOUN': 'noun', 'VERB': 'verb'}.get(t.pos_)
+        lemmas = lex[pos + '_exc'].get(t.lower_, []) if pos else []
+        if len(lemmas) > 1 and t.lemma_ != lemmas[0] and t.lemma_ in lemmas:
+            done.append(f"{t.text}: lemma {t.lemma_} -> {lemmas[0]}")
+            t.lemma_ = lemmas[0]
     return done
 
 # %% ../nbs/01_graphs.ipynb #b2c0be01
