@@ -3,7 +3,7 @@ seconds per 100 questions.
 
     .venv/bin/python benchmarks/judges.py                     # test half; SmolLM2 variants on a subset of it
     .venv/bin/python benchmarks/judges.py --llm-targets 0     # without the (slow) SmolLM2 variants
-    .venv/bin/python benchmarks/judges.py --fit --version 7-probe   # refit the probe map of the embedding judge on the DEV half
+    .venv/bin/python benchmarks/judges.py --fit --version 8-probe   # refit the probe map of the embedding judge on the DEV half
                                                               # (the probe's, and the paraphrase benchmark's attribute and
                                                               # relation questions) and write
                                                               # posh/resources/embedding_judge_calibration_probe.json

@@ -107,7 +107,7 @@ def probe_features(kind:str, x:Sequence[float]) -> list[float]:
     return [v if n in GRAPH_FEATURES[kind] or n in PROBE_TEXT_FEATURES else 0.0 for n, v in zip(FEATURES[kind], x)]
 
 def probe_calibration() -> Calibration:
-    "The judge probe set's calibration (`7-probe`: graph features, contradictions, lexical attribute and relation text features), as `benchmarks/judges.py --fit --version 7-probe` wrote it."
+    "The judge probe set's calibration (`8-probe`: graph features, contradictions, lexical attribute and relation text features), as `benchmarks/judges.py --fit --version 8-probe` wrote it."
     return load_calibration(resource=PROBE_RESOURCE)
 
 def extended_map(cal:Calibration, kind:str) -> tuple[list[float], float]:
