@@ -637,6 +637,13 @@ class Calibration:
                  bias=self.bias, fitted_on=self.fitted_on)
         return d | ({'quadratic': self.quadratic} if self.quadratic else {})   # a linear calibration keeps its hash
 
+    def same_maps(self, other:'Calibration', atol:float=1e-4) -> bool:
+        "Whether `other` has the same maps (model, features, weights, biases, quadratic forms), up to `atol`: a refit's check."
+        close = lambda a, b: a.keys() == b.keys() and all(np.shape(a[k]) == np.shape(b[k]) and np.allclose(a[k], b[k], atol=atol) for k in a)
+        return (self.model == other.model and self.features == other.features and close(self.weights, other.weights)
+                and close(self.bias, other.bias) and self.quadratic.keys() == other.quadratic.keys()
+                and all(close(q, other.quadratic[k]) for k, q in self.quadratic.items()))
+
     @property
     def tag(self) -> str:
         "`cal<version>-<first 8 hex digits of the content hash>`, for signatures."
