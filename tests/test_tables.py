@@ -1,7 +1,7 @@
 """Every Markdown table we write parses: its header and each row have the same number of cells (issue 9, item 11).
 
 Covers the tables committed under data/results/ (written by `posh.experiments.write_table`; `make test` regenerates
-the fixture runs in nbtest before this runs) and the README's tables.
+the fixture runs in nbtest before this runs) and the tables of README.md, DIFFERENCES.md and CHANGELOG.md.
 """
 from pathlib import Path
 
@@ -10,7 +10,7 @@ import pytest
 from posh.experiments import read_markdown_tables
 
 ROOT = Path(__file__).resolve().parents[1]
-TABLES = sorted((ROOT / 'data' / 'results').rglob('*.md')) + [ROOT / 'README.md']
+TABLES = sorted((ROOT / 'data' / 'results').rglob('*.md')) + [ROOT / 'README.md', ROOT / 'DIFFERENCES.md', ROOT / 'CHANGELOG.md']
 
 
 @pytest.mark.parametrize('path', TABLES, ids=[str(p.relative_to(ROOT)) for p in TABLES])

@@ -26,6 +26,7 @@ def render(nb_path=ROOT/'nbs'/'index.ipynb'):
                     for k in [k for k in data if k != 'text/plain']: del data[k]
         cells.append(c)
     nb.cells = cells
+    nb.metadata['language_info'] = {'name': 'python'}   # code cells render as ```python blocks (tests/test_readme.py runs them)
     body, _ = MarkdownExporter().from_notebook_node(nb)
     body = re.sub(r'\n{3,}', '\n\n', body).strip() + '\n'
     return '<!-- Generated from nbs/index.ipynb by tools/render_readme.py: edit the notebook, not this file. -->\n\n' + body
