@@ -21,7 +21,7 @@ sys.path.insert(0, str(ROOT))
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--words', type=int, default=10_000)
-    ap.add_argument('--chunk', type=int, default=512, help="questions per judge call while progress is told (CachedJudge.chunk); 0: "
+    ap.add_argument('--chunk', type=int, default=128, help="questions per judge call while progress is told (CachedJudge.chunk); 0: "
                     "each stage's questions in one call, as before issue 48")
     args = ap.parse_args()
     from posh.metric import PoSh

@@ -110,7 +110,7 @@ class CachedJudge:
         self.hits, self.track_cuts = 0, track_cuts   # track_cuts: count the prompts a truncating judge cut, per pair
         self.cuts, self._cut = Counter(), set()       # pair id -> prompts cut (cached answers included); keys cut
         self.progress = None   # None, or a callable(n) told as questions and rewrites are answered (cache or judge)
-        self.chunk = 512       # with `progress`: questions asked per judge call, so that progress is told within a long pair
+        self.chunk = 128       # with `progress`: questions asked per judge call, so that progress is told within a long pair
 
     @property
     def judge(self):
