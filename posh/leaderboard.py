@@ -23,14 +23,21 @@ def bootstrap_means(scores:np.ndarray, # items x systems, NaN for a missing pair
     scores = np.asarray(scores, dtype=float)
     if scores.ndim != 2 or scores.shape[0] < 1: raise ValueError(f"expected an items x systems matrix, got shape {scores.shape}")
     if not 0 < level < 1: raise ValueError(f"level must be in (0, 1), got {level}")
-    mean = np.nanmean(scores, axis=0)
-    idx = np.random.default_rng(seed).integers(0, scores.shape[0], size=(n_boot, scores.shape[0]))
+    n = scores.shape[0]
     with np.errstate(all='ignore'), warnings.catch_warnings():
         warnings.simplefilter('ignore', RuntimeWarning)   # a resample may miss every item of a sparse column
-        boots = np.nanmean(scores[idx], axis=1)           # n_boot x systems
+        mean = np.nanmean(scores, axis=0)
+        boots = _resampled_means(scores, np.random.default_rng(seed).integers(0, n, size=(n_boot, n)))
         a = (1 - level) / 2
         lo, hi = np.nanquantile(boots, a, axis=0), np.nanquantile(boots, 1 - a, axis=0)
     return mean, lo, hi
+
+def _resampled_means(scores:np.ndarray, idx:np.ndarray) -> np.ndarray:
+    "`np.nanmean(scores[idx], axis=1)` (n_boot x systems) without building `scores[idx]`: each resample's counts of the items, times the scores."
+    n_boot, n = idx.shape
+    counts = np.bincount((idx + np.arange(n_boot)[:, None] * n).ravel(), minlength=n_boot * n).reshape(n_boot, n).astype(float)
+    ok = ~np.isnan(scores)
+    return (counts @ np.where(ok, scores, 0.0)) / (counts @ ok.astype(float))
 
 # %% ../nbs/15_leaderboard.ipynb #lb000010
 SCORES = ('precision', 'recall', 'f1')

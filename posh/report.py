@@ -89,7 +89,7 @@ def read_scored(path:str, name:str|None=None,
     "Read one system's `posh score` output (JSONL, or .jsonl.gz): coarse scores, error rows and the granular counts; an InputError names the file and line of a malformed row."
     name = name or _stem(path)
     ids, cols, errors, sigs, lines, texts = [], [], [], {}, {}, {}
-    elements, lemmas, totals, examples = {}, {}, {}, {}
+    counts, totals, lows, examples = Counter(), Counter(), Counter(), {}   # keyed by (direction, kind[, text][, low])
     with_elements, last = 0, time.monotonic()
     with _open(path) as f:
         for n, raw in enumerate(f, 1):
@@ -114,29 +114,30 @@ def read_scored(path:str, name:str|None=None,
             if els is None: continue
             if not isinstance(els, list): raise InputError(f"{where}: 'elements' is not a list")
             with_elements += 1
-            try:
-                for e in els:
-                    key = (e['direction'], e['kind']); low = e['score'] <= LOW
-                    c = elements.get(key)
-                    if c is None: c = elements[key] = [0, 0]
-                    c[0] += 1
-                    if key[1] in LEMMA_KINDS:
-                        lemma = e['text'].lower()
-                        t = totals.get(key)
-                        if t is None: t = totals[key] = Counter(); lemmas[key] = Counter()
-                        t[lemma] += 1
-                        if low:
-                            lemmas[key][lemma] += 1
-                            if (key, lemma) not in examples: examples[(key, lemma)] = (pid, e.get('identifier') or e['text'])
-                    if low: c[1] += 1
+            try:   # Counter.update of a list counts in C: the per-element work is three comprehensions
+                counts.update([(e['direction'], e['kind'], e['score'] <= LOW) for e in els])
+                named = [e for e in els if e['kind'] in LEMMA_KINDS]
+                totals.update([(e['direction'], e['kind'], e['text']) for e in named])
+                low = [((e['direction'], e['kind'], e['text']), e) for e in named if e['score'] <= LOW]
+                lows.update([k for k, _ in low])
+                for k, e in low:
+                    if k not in examples: examples[k] = (pid, e.get('identifier') or e['text'])
             except (KeyError, TypeError, AttributeError) as e:
                 raise InputError(f"{where}: an element lacks direction, kind, text or a numeric score ({e!r})") from None
             if progress is not None and time.monotonic() - last > 2:
                 progress(f"{name}: {n:,} rows read"); last = time.monotonic()
+    elements, lemmas, lemma_totals, first = {}, {}, {}, {}
+    for (d, k, is_low), c in counts.items():
+        v = elements.setdefault((d, k), [0, 0]); v[0] += c; v[1] += c if is_low else 0
+    for (d, k, t), c in totals.items():   # lemmas compared in lower case
+        lemma_totals.setdefault((d, k), Counter())[t.lower()] += c; lemmas.setdefault((d, k), Counter())
+    for (d, k, t), c in lows.items():
+        lemmas[(d, k)][t.lower()] += c
+        if (d, k, t.lower()) not in first: first[(d, k, t.lower())] = examples[(d, k, t)]
     if not cols and not errors: raise InputError(f"{path}: empty file: no scored rows")
     pairs = pd.DataFrame(cols, columns=['precision', 'recall', 'f1', 'n_elements'], index=pd.Index(ids, name='id')).reset_index()
     return SystemScores(name, str(path), pairs, errors, sigs, bool(cols) and with_elements == len(cols),
-                        elements, lemmas, totals, {(k[0], k[1], lem): v for (k, lem), v in examples.items()}, lines, texts)
+                        elements, lemmas, lemma_totals, first, lines, texts)
 
 # %% ../nbs/16_report.ipynb #rp000014
 def _say(line:str):
