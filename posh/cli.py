@@ -4,7 +4,7 @@
 
 # %% ../nbs/08_cli.ipynb #1eecae7e
 from __future__ import annotations
-import argparse, contextlib, csv, io, json, os, sys, tempfile, time
+import argparse, contextlib, csv, io, json, os, sys, tempfile, time, warnings
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -12,11 +12,13 @@ import posh
 from .rows import Row, read_rows, duplicate_ids, CLIError, InputError, judge_kwargs
 
 # %% auto #0
-__all__ = ['OUTPUT_FIELDS', 'ELEMENT_FIELDS', 'example_pairs', 'output_schema', 'row_error', 'output_records', 'atomic_write',
-           'scored_rows', 'write_records', 'ScoreRun', 'plural', 'Progress', 'score_rows', 'check_writable',
-           'check_paths', 'ready_judge', 'omission_words_map', 'row_words', 'cmd_score', 'write_html', 'cmd_graph',
-           'cmd_demo', 'engine_opts', 'cmd_score_ray', 'add_graph_args', 'add_metric_args', 'add_server_args',
-           'add_score_args', 'add_report_args', 'cmd_report', 'build_parser', 'main']
+__all__ = ['OUTPUT_FIELDS', 'ELEMENT_FIELDS', 'OUTPUT_FORMATS', 'CALL_SECONDS', 'example_pairs', 'output_schema', 'row_error',
+           'output_records', 'column_clashes', 'output_format', 'atomic_path', 'atomic_write', 'scored_rows',
+           'write_parquet', 'write_records', 'ScoreRun', 'plural', 'Progress', 'score_rows', 'check_writable',
+           'input_columns', 'check_paths', 'ready_judge', 'omission_words_map', 'row_words', 'call_seconds',
+           'warn_long', 'Say', 'print_corpus', 'cmd_score', 'write_html', 'cmd_graph', 'cmd_demo', 'engine_opts',
+           'cmd_score_ray', 'add_graph_args', 'add_metric_args', 'add_server_args', 'add_score_args', 'add_report_args',
+           'cmd_report', 'build_parser', 'main']
 
 # %% ../nbs/08_cli.ipynb #050b3e5a
 def example_pairs() -> list[dict]:
@@ -82,7 +84,9 @@ def output_schema(width:int=100) -> str:
         w = max(map(len, fields)) + 2
         return '\n'.join(textwrap.fill(v, width, initial_indent=f"{' ' * indent}{k:<{w}}", subsequent_indent=' ' * (indent + w))
                          for k, v in fields.items())
-    return ("output: one row per input row, in input order (JSONL: one JSON object per line; CSV: one line per row).\n"
+    return ("output: one row per input row, in input order (JSONL: one JSON object per line; CSV: one line per row; Parquet:\n"
+            "one table row per row), then the input's other columns, unchanged; the corpus score (posh.scoring.corpus_score)\n"
+            "is printed at the end.\n"
             + block(OUTPUT_FIELDS, 2) + "\n  each element of 'elements':\n" + block(ELEMENT_FIELDS, 4))
 
 def row_error(r:Row, scores:dict, errors:dict|None=None) -> str|None:
@@ -104,20 +108,37 @@ def output_records(rows:list[Row], scores:dict, signature:str, granular:bool, er
             if s.truncated is not None: rec['truncated'] = s.truncated   # a truncating judge (the paper configuration's)
             if granular: rec['elements'] = [element_record(e, question=questions) for e in s.elements]
             if words is not None: rec['omission_words'] = words[r.number]
+        rec.update(r.extra)   # the input's other columns, unchanged
         out.append(rec)
     return out
+
+def column_clashes(rows:list[Row]) -> list[str]:
+    "Input columns passed through (`Row.extra`) that have the name of an output field: they would be overwritten."
+    return sorted({k for r in rows for k in r.extra} & set(OUTPUT_FIELDS))
 
 def _umask() -> int:
     m = os.umask(0); os.umask(m); return m
 
+OUTPUT_FORMATS = {'.jsonl': 'jsonl', '.csv': 'csv', '.parquet': 'parquet'}
+
+def output_format(path) -> str:
+    "The format `-o PATH` writes, from its extension (`OUTPUT_FORMATS`); '-' is JSONL on standard output; any other: a CLIError."
+    if str(path) == '-': return 'jsonl'
+    ext = Path(path).suffix.lower()
+    if ext not in OUTPUT_FORMATS:
+        raise CLIError(f"-o/--output {path}: {'no extension' if not ext else f'unknown extension {ext!r}'}; the output format "
+                       "follows the extension: .jsonl, .csv or .parquet (or -o - for JSONL on standard output)")
+    return OUTPUT_FORMATS[ext]
+
 @contextlib.contextmanager
-def atomic_write(path:str|os.PathLike, newline:str|None=None):
-    "Open `path` for writing text through a temporary file in its folder (created if missing), renamed into place on success."
+def atomic_path(path:str|os.PathLike):
+    "A temporary file name in `path`'s folder (created if missing) to write to; renamed to `path` on success, removed on failure."
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f'.{p.name}.', suffix='.part', dir=p.parent)
+    os.close(fd)
     try:
-        with os.fdopen(fd, 'w', encoding='utf-8', newline=newline) as f: yield f
+        yield tmp
         os.chmod(tmp, 0o666 & ~_umask())
         try: os.replace(tmp, p)
         except OSError as e: raise type(e)(e.errno, e.strerror, str(p)) from None   # names the file, not the temporary one
@@ -125,28 +146,56 @@ def atomic_write(path:str|os.PathLike, newline:str|None=None):
         with contextlib.suppress(FileNotFoundError): os.unlink(tmp)
         raise
 
+@contextlib.contextmanager
+def atomic_write(path:str|os.PathLike, newline:str|None=None):
+    "Open `path` for writing text through a temporary file in its folder (created if missing), renamed into place on success."
+    with atomic_path(path) as tmp, open(tmp, 'w', encoding='utf-8', newline=newline) as f: yield f
+
 def scored_rows(path:str|os.PathLike) -> int:
     "How many rows of an output file (JSONL or CSV, as `write_records` writes them) have scores; 0 when it is not one."
     p = Path(path)
     try:
+        if p.suffix.lower() == '.parquet':
+            import pandas as pd
+            return int(pd.read_parquet(p, columns=['f1'])['f1'].notna().sum())
         text = p.read_text(encoding='utf-8')
         recs = list(csv.DictReader(io.StringIO(text, newline=''))) if p.suffix.lower() == '.csv' else \
                [json.loads(l) for l in text.splitlines() if l.strip()]
-    except (OSError, ValueError): return 0
+    except Exception: return 0
     return sum(isinstance(r, dict) and r.get('f1') not in (None, '') for r in recs)
 
-def write_records(records:list[dict], path:str) -> Path|None:
-    "Write records as JSONL, or CSV when `path` ends in .csv (granular elements and omission words as JSON string columns), atomically; an existing file with more scored rows is kept as `<path>.prev` (returned)."
-    p, records = Path(path), list(records)
-    prev = None
+def _flat(v): return json.dumps(v, ensure_ascii=False) if isinstance(v, (list, dict)) else v
+
+def write_parquet(records:list[dict], path):
+    "Records as one Parquet table (lists and dicts as JSON strings, as in CSV; a passed-through column of mixed types as text)."
+    import pandas as pd
+    cols = list(dict.fromkeys(k for r in records for k in r)) or list(OUTPUT_FIELDS)[:6]
+    df = pd.DataFrame([{k: _flat(v) for k, v in r.items()} for r in records], columns=cols)
+    for c in df.columns:
+        kinds = {type(v) for v in df[c] if v is not None and v == v}
+        if df[c].dtype == object and len(kinds) > 1 and not kinds <= {int, float, bool}:
+            df[c] = [None if v is None else str(v) for v in df[c]]
+    df.to_parquet(path, index=False)
+
+def write_records(records:list[dict], path:str, stdout=None) -> Path|None:
+    "Write records in the format of `path`'s extension (`output_format`: JSONL, CSV or Parquet; granular elements and omission words as JSON strings in CSV and Parquet) atomically, or JSONL to `stdout` (default sys.stdout) for '-'; an existing file with more scored rows is kept as `<path>.prev` (returned)."
+    fmt, records = output_format(path), list(records)
+    if str(path) == '-':
+        out = stdout if stdout is not None else sys.stdout
+        for r in records: out.write(json.dumps(r, ensure_ascii=False) + '\n')
+        out.flush()
+        return None
+    p, prev = Path(path), None
     if p.is_file() and scored_rows(p) > sum(r.get('f1') is not None for r in records):
         prev = p.with_name(p.name + '.prev'); os.replace(p, prev)   # never replace more results with fewer silently
-    if p.suffix.lower() == '.csv':
+    if fmt == 'csv':
         cols = list(dict.fromkeys(k for r in records for k in r)) or list(OUTPUT_FIELDS)[:6]
         with atomic_write(p, newline='') as f:
             w = csv.DictWriter(f, fieldnames=cols)
             w.writeheader()
             for r in records: w.writerow({k: json.dumps(v) if isinstance(v, (list, dict)) else v for k, v in r.items()})
+    elif fmt == 'parquet':
+        with atomic_path(p) as tmp: write_parquet(records, tmp)
     else:
         with atomic_write(p) as f:
             for r in records: f.write(json.dumps(r, ensure_ascii=False) + '\n')
@@ -206,10 +255,11 @@ class Progress:
         if self.bar is not None: self.bar.set_postfix_str(self._pairs())
 
     def close(self):
-        "The final state, shown once."
+        "The final state, shown once: the calls answered (the estimate gives way to the count, so the last line agrees with the summary)."
         if self.closed: return
-        self.closed = True
-        if self.bar is not None: self.bar.close()
+        self.closed, self.calls = True, self.done
+        if self.bar is not None:
+            self.bar.total = self.done; self.bar.refresh(); self.bar.close()
         else: self._line()
 
 def score_rows(metric, rows:list[Row], batch_size:int, granular:bool, stop:bool=True, progress:bool|Progress=True,
@@ -237,6 +287,7 @@ def score_rows(metric, rows:list[Row], batch_size:int, granular:bool, stop:bool=
                         except (BackendUnavailable, KeyboardInterrupt) as e2: run.fatal = e2; return run
                         except Exception as e2: results.append(e2)
             for r, x in zip(chunk, results):
+                if getattr(x, 'error', None): x = ValueError(x.error)   # a pair PoSh.evaluate could not score
                 if words is not None and not isinstance(x, BaseException):
                     try: run.words[r.number] = words(r, x)
                     except KeyboardInterrupt as e: run.fatal = e; return run
@@ -275,18 +326,31 @@ def check_writable(flag:str, path, folder:bool=False):
         with tempfile.TemporaryFile(dir=d): pass
     except OSError as e: raise CLIError(f"{flag} {path}: cannot write in {d} ({e.strerror})") from None
 
+def input_columns(args) -> dict:
+    "PoSh's input field -> the column that holds it, from --generation-col, --reference-col and --id-col."
+    cols = {f: getattr(args, f'{f}_col', None) for f in ('generation', 'reference', 'id')}
+    cols = {f: c for f, c in cols.items() if c}
+    if len(set(cols.values())) < len(cols): raise CLIError(f"two of --generation-col, --reference-col and --id-col name the same column: {cols}")
+    return cols
+
 def check_paths(args):
-    "Before any model loads: the input exists, the outputs (-o, --html, --cache-dir) can be written, and no output overwrites the input or another output."
+    "Before any model loads: the input exists, the output format is known, the outputs (-o, --html, --cache-dir) can be written, and no output overwrites the input or another output."
+    ray = getattr(args, 'engine', 'local') == 'ray'
+    if ray and ('-' in (args.input, args.output) or input_columns(args)):
+        raise CLIError("--engine ray reads and writes files with the standard column names: '-' (standard input or "
+                       "output) and --generation-col/--reference-col/--id-col are for the local engine")
     inp = Path(args.input)
-    if not inp.exists(): raise CLIError(f"input file {args.input} does not exist")
-    if inp.is_dir(): raise CLIError(f"input {args.input} is a folder, not a JSONL or CSV file")
+    if args.input != '-':
+        if not inp.exists(): raise CLIError(f"input file {args.input} does not exist")
+        if inp.is_dir(): raise CLIError(f"input {args.input} is a folder, not a JSONL or CSV file")
     outs = [('-o/--output', args.output)] + ([('--html', args.html)] if args.html else [])
     for flag, path in outs:
-        if _same_path(path, inp):
+        if path != '-' and args.input != '-' and _same_path(path, inp):
             raise CLIError(f"{flag} {path} is the input file: it would be replaced; write the output elsewhere")
-    if args.html and _same_path(args.html, args.output):
+    if args.html and args.output != '-' and _same_path(args.html, args.output):
         raise CLIError(f"--html {args.html} is the same file as -o {args.output}")
-    check_writable('-o/--output', args.output, folder=getattr(args, 'engine', 'local') == 'ray')   # ray: a folder
+    if args.output != '-': check_writable('-o/--output', args.output, folder=ray)   # ray: a folder
+    if not ray: output_format(args.output)   # ray: -o is a folder (--out-format)
     if args.html: check_writable('--html', args.html)
     if getattr(args, 'cache_dir', None): check_writable('--cache-dir', args.cache_dir, folder=True)
 
@@ -298,7 +362,8 @@ def _metric(args, cache_dir=None, progress:bool=False):
                 batch_size=args.batch_size, judge_kwargs=judge_kwargs(args), progress=progress)
 
 def ready_judge(metric):
-    "Create the metric's judge now and, for a server, check it once: before any graph is extracted."
+    "Check that everything the configuration needs is here (`PoSh.check_ready`, one message), create the metric's judge now and, for a server, check it once: before any graph is extracted."
+    if hasattr(metric, 'check_ready'): metric.check_ready()
     judge = metric.judge.judge
     if callable(getattr(judge, 'check', None)): judge.check()
     return judge
@@ -323,62 +388,83 @@ def row_words(metric, cal):
         return word_records(pair_omission_words(metric, r.generation, r.references, s, cal))
     return words
 
+# seconds per judge call (question or rewrite), measured on this project's CI machine (2 CPU cores): benchmarks/long_pair.py
+CALL_SECONDS = {'embedding': 0.03}
+
+def call_seconds(metric) -> float|None:
+    "About how long one judge call of `metric`'s judge takes here (`CALL_SECONDS`), None when not measured for its backend."
+    return CALL_SECONDS.get(str(metric.judge.signature).split(':')[0])
+
+def warn_long(rows:list[Row], calls:list[int], metric, args, say):
+    "Warn, before scoring, about each pair whose judging would take more than --warn-calls judge calls, with a time estimate."
+    limit = getattr(args, 'warn_calls', None)
+    if not limit: return
+    long = [(r, n) for r, n in zip(rows, calls) if n > limit]
+    if not long: return
+    per = call_seconds(metric)
+    def took(n): return f"about {n * per / 60:.0f} min here" if per else "time not measured for this judge"
+    shown = '; '.join(f"pair {r.name!r} (row {r.number}, {len(r.generation.split()):,} + "
+                      f"{sum(len(x.split()) for x in r.references):,} words): about {n:,} calls, {took(n)}" for r, n in long[:5])
+    say.warn(f"{plural(len(long), 'pair')} would take more than {limit:,} judge calls each: {shown}"
+             f"{'; ...' if len(long) > 5 else ''} (--warn-calls sets the limit)")
+
+@contextlib.contextmanager
+def _quiet_libraries(quiet:bool):
+    "With --quiet: no progress bars or notes of the libraries that load the models (tqdm, Hugging Face), restored after."
+    keys = {'TQDM_DISABLE': '1', 'HF_HUB_DISABLE_PROGRESS_BARS': '1', 'TRANSFORMERS_VERBOSITY': 'error'}
+    old = {k: os.environ.get(k) for k in keys}
+    if quiet: os.environ.update(keys)
+    try: yield
+    finally:
+        for k, v in old.items():
+            if v is None: os.environ.pop(k, None)
+            else: os.environ[k] = v
+
+class Say:
+    "`posh score`'s messages on stderr: progress, notes and warnings (all silenced by --quiet), errors (always)."
+    def __init__(self, cmd:str='score', quiet:bool=False, file=None):
+        self.cmd, self.quiet, self._file = cmd, quiet, file
+    @property
+    def file(self): return self._file if self._file is not None else sys.stderr
+    def note(self, msg:str):
+        if not self.quiet: print(f"posh {self.cmd}: {msg}", file=self.file, flush=True)
+    def warn(self, msg:str):
+        if not self.quiet: print(f"posh {self.cmd}: warning: {msg}", file=self.file, flush=True)
+    def error(self, msg:str): print(f"posh {self.cmd}: {msg}", file=self.file, flush=True)
+
+def print_corpus(records:list[dict], args, say:Say):
+    "The corpus score of the written rows (`posh.scoring.corpus_score`), one line (or JSON with --format json): on stdout, on stderr when the scores go to stdout (and then silenced by --quiet)."
+    from posh.scoring import corpus_score
+    text = corpus_score(records).format(getattr(args, 'format', 'line'))
+    if args.output != '-': print(text, flush=True)
+    elif not say.quiet: print(text, file=say.file, flush=True)
+
 def cmd_score(args) -> int:
-    "Score every pair of INPUT; write OUTPUT (and the highlight view with --html)."
-    from posh.scoring import check_lengths
+    "Score every pair of INPUT; write OUTPUT (and the highlight view with --html); print the corpus score."
     check_paths(args)
     if getattr(args, 'engine', 'local') == 'ray': return cmd_score_ray(args)
-    rows = read_rows(args.input)
-    if not rows: _warn('score', f"{args.input} has 0 rows: writing an empty {args.output}")
+    say = Say('score', getattr(args, 'quiet', False))
+    if args.no_questions and not args.granular:
+        say.warn("--no-questions has no effect without --granular (it leaves out the question of each element that --granular writes)")
+    rows = read_rows(args.input, input_columns(args))
+    clash = column_clashes(rows)
+    if clash: raise CLIError(f"input column(s) {', '.join(map(repr, clash))} have the names of output fields and would be "
+                             "overwritten: rename them (or name PoSh's input columns with --generation-col, --reference-col, --id-col)")
+    if not rows: say.warn(f"{args.input} has 0 rows: writing an empty {args.output}")
     for rid, numbers in duplicate_ids(rows).items():
-        _warn('score', f"id {rid!r} is used by rows {', '.join(map(str, numbers))}; each row is scored and written in order")
+        say.warn(f"id {rid!r} is used by rows {', '.join(map(str, numbers))}; each row is scored and written in order")
     bad = [r for r in rows if r.error]
-    for r in bad: print(f"posh score: {r.error}", file=sys.stderr)
+    for r in bad: say.error(r.error)
     if bad and args.on_error == 'stop':
         raise CLIError(f"{len(bad)} malformed row(s); nothing scored (use --on-error skip to score the others)")
     good = [r for r in rows if not r.error]
-    with tempfile.TemporaryDirectory(prefix='posh-cache-') as tmp_cache:
-        metric = _metric(args, cache_dir=args.cache_dir or tmp_cache)
-        words_cal = omission_words_map(metric) if args.omission_words else None   # before any model loads
-        signature = words_cal.signed(metric.signature) if words_cal else metric.signature
-        print(f"posh score: {plural(len(good), 'pair')}, signature {signature}", file=sys.stderr)
-        too_long = {}
-        if good:
-            judge = ready_judge(metric)          # a server is checked here, before any graph
-            for r, e in zip(good, check_lengths(judge, metric.prompts, [r.generation for r in good],
-                                                [r.references for r in good], [r.name for r in good])):
-                if e: too_long[r.number] = f"row {r.number}: {e}"; print(f"posh score: {too_long[r.number]}", file=sys.stderr)
-            if too_long and args.on_error == 'stop':
-                raise CLIError(f"{len(too_long)} pair(s) too long for the judge; nothing scored (use --on-error skip "
-                               "to score the others)")
-        todo = [r for r in good if r.number not in too_long]
-        bar = None
-        if todo:   # the graphs (cached) tell how much judging there is, before the first question
-            calls = metric.estimate_calls([r.generation for r in todo], [r.references for r in todo])
-            print(f"posh score: about {calls:,} judge calls (questions and rewrites; cached ones are not asked again) "
-                  f"for {plural(len(todo), 'pair')}", file=sys.stderr)
-            bar = Progress(calls, len(todo))
-        run = score_rows(metric, todo, metric.batch_size, args.granular or bool(args.html) or args.omission_words,
-                         stop=args.on_error == 'stop', progress=bar if bar is not None else False,
-                         words=row_words(metric, words_cal) if words_cal else None)
-        for e in run.errors.values(): print(f"posh score: {e}", file=sys.stderr)
-        errors = {**too_long, **run.errors}
-        prev = write_records(output_records(rows, run.scores, signature, args.granular, errors,
-                                            questions=not args.no_questions, words=run.words if words_cal else None),
-                             args.output)
-        if prev is not None:
-            _warn('score', f"{args.output} held {plural(scored_rows(prev), 'scored row')}, more than this run's "
-                  f"{len(run.scores)}: the earlier file is kept as {prev}")
-        if args.html: write_html(args.html, rows, run.scores, errors, run.words if words_cal else None, signature)
-        named = {r.number: r.name for r in rows}
-        empty = [named[n] for n, s in run.scores.items() if s.n_elements == 0]
-        if empty:
-            _warn('score', f"{len(empty)} generation(s) have no scene-graph element (n_elements 0: "
-                  f"{', '.join(map(repr, empty[:10]))}{', ...' if len(empty) > 10 else ''}); their precision is 1.0 by "
-                  "the paper's rule (nothing claimed, nothing wrong), not a sign of quality")
-        print(f"posh score: wrote {plural(len(rows), 'row')} ({len(run.scores)} scored) to {args.output}" +
-              (f" and {args.html}" if args.html else '') +
-              f" ({plural(run.pairs_cached, 'pair')} from the cache, {plural(metric.judge.calls, 'judge call')})", file=sys.stderr)
+    # with -o -, the scores alone go to stdout: whatever else prints there (a library, a model loader) goes to stderr
+    quiet_out = contextlib.redirect_stdout(sys.stderr) if args.output == '-' else contextlib.nullcontext()
+    with tempfile.TemporaryDirectory(prefix='posh-cache-') as tmp_cache, quiet_out, warnings.catch_warnings(), _quiet_libraries(say.quiet):
+        if say.quiet: warnings.simplefilter('ignore')
+        run, records, signature = _score_file(args, rows, good, tmp_cache, say)
+    if args.output == '-': write_records(records, '-')
+    print_corpus(records, args, say)
     if isinstance(run.fatal, KeyboardInterrupt): raise run.fatal
     if run.fatal is not None:
         raise CLIError(f"the judge cannot go on; completed pairs were written to {args.output}: {run.fatal}", code=1)
@@ -386,6 +472,58 @@ def cmd_score(args) -> int:
         raise CLIError(f"stopped at {next(iter(run.errors.values()))}; completed pairs were written to {args.output} "
                        "(--on-error skip scores the other pairs)", code=1)
     return 0
+
+def _score_file(args, rows:list[Row], good:list[Row], tmp_cache:str, say:Say):
+    "The scoring of `cmd_score`: the judge readied, lengths checked, pairs scored, files written (JSONL to stdout by the caller)."
+    from posh.scoring import check_lengths
+    metric = _metric(args, cache_dir=args.cache_dir or tmp_cache)
+    words_cal = omission_words_map(metric) if args.omission_words else None   # before any model loads
+    signature = words_cal.signed(metric.signature) if words_cal else metric.signature
+    if good: metric.check_ready()   # everything the configuration needs, named in one message
+    say.note(f"{plural(len(good), 'pair')}, signature {signature}")
+    too_long = {}
+    if good:
+        judge = ready_judge(metric)          # a server is checked here, before any graph
+        for r, e in zip(good, check_lengths(judge, metric.prompts, [r.generation for r in good],
+                                            [r.references for r in good], [r.name for r in good])):
+            if e: too_long[r.number] = f"row {r.number}: {e}"; say.error(too_long[r.number])
+        if too_long and args.on_error == 'stop':
+            raise CLIError(f"{len(too_long)} pair(s) too long for the judge; nothing scored (use --on-error skip "
+                           "to score the others)")
+    todo = [r for r in good if r.number not in too_long]
+    bar = None
+    if todo:   # the graphs (cached) tell how much judging there is, before the first question
+        per_pair = [metric.estimate_calls([r.generation], [r.references]) for r in todo]
+        calls = sum(per_pair)
+        say.note(f"about {calls:,} judge calls (questions and rewrites; cached ones are not asked again) "
+                 f"for {plural(len(todo), 'pair')}")
+        warn_long(todo, per_pair, metric, args, say)
+        if not say.quiet: bar = Progress(calls, len(todo))
+    run = score_rows(metric, todo, metric.batch_size, args.granular or bool(args.html) or args.omission_words,
+                     stop=args.on_error == 'stop', progress=bar if bar is not None else False,
+                     words=row_words(metric, words_cal) if words_cal else None)
+    for e in run.errors.values(): say.error(e)
+    errors = {**too_long, **run.errors}
+    records = output_records(rows, run.scores, signature, args.granular, errors,
+                             questions=not args.no_questions, words=run.words if words_cal else None)
+    if args.output != '-':
+        prev = write_records(records, args.output)
+        if prev is not None:
+            say.warn(f"{args.output} held {plural(scored_rows(prev), 'scored row')}, more than this run's "
+                     f"{len(run.scores)}: the earlier file is kept as {prev}")
+    if args.html: write_html(args.html, rows, run.scores, errors, run.words if words_cal else None, signature)
+    named = {r.number: r.name for r in rows}
+    empty = [named[n] for n, s in run.scores.items() if s.n_elements == 0]
+    if empty:
+        say.warn(f"{len(empty)} generation(s) have no scene-graph element (n_elements 0: "
+                 f"{', '.join(map(repr, empty[:10]))}{', ...' if len(empty) > 10 else ''}); their precision is 1.0 by "
+                 "the paper's rule (nothing claimed, nothing wrong), not a sign of quality")
+    answered = bar.done if bar is not None else metric.judge.calls + metric.judge.hits
+    say.note(f"wrote {plural(len(rows), 'row')} ({len(run.scores)} scored) to {'stdout' if args.output == '-' else args.output}" +
+             (f" and {args.html}" if args.html else '') +
+             f" ({plural(run.pairs_cached, 'pair')} from the cache; {plural(answered, 'judge call')}: "
+             f"{metric.judge.calls:,} asked, {answered - metric.judge.calls:,} answered from the cache)")
+    return run, records, signature
 
 def write_html(path:str, rows:list[Row], scores:dict, errors:dict|None=None, words:dict|None=None, signature:str|None=None):
     "The highlight view of every row, as in the output file: one legend, then each pair (its id, scores, marked texts) or its error (`words`: omission words by row number)."
@@ -517,8 +655,19 @@ def add_server_args(sp):
 
 def add_score_args(sp):
     "Input and output options of `posh score`."
-    sp.add_argument('input', help="JSONL or CSV with 'generation', 'reference' (string or list) and optional 'id'")
-    sp.add_argument('-o', '--output', required=True, help='output file (.jsonl or .csv); not the input file')
+    sp.add_argument('input', help="JSONL or CSV with 'generation', 'reference' (string or list) and optional 'id' (other "
+                    "columns pass through to the output); '-': JSONL on standard input")
+    sp.add_argument('-o', '--output', required=True, help="output file, its format from its extension: .jsonl, .csv or "
+                    ".parquet; '-': JSONL on standard output (messages stay on stderr); not the input file")
+    sp.add_argument('--generation-col', default=None, help="the input column holding the generation (default 'generation')")
+    sp.add_argument('--reference-col', default=None, help="the input column holding the reference(s) (default 'reference')")
+    sp.add_argument('--id-col', default=None, help="the input column holding the id (default 'id')")
+    sp.add_argument('--format', default='line', choices=['line', 'json'],
+                    help="the corpus score printed at the end (on stdout; on stderr with -o -): one line, or one JSON object")
+    sp.add_argument('-q', '--quiet', action='store_true', help='print errors only (no progress, notes or warnings)')
+    sp.add_argument('--warn-calls', type=_at_least(0), default=5000,
+                    help='warn before scoring about a pair that needs more judge calls than this, with a time estimate '
+                         '(default 5000; 0: never)')
     sp.add_argument('--granular', action='store_true', help='add every element with its spans and score')
     sp.add_argument('--no-questions', action='store_true', help="with --granular: leave out each element's question text")
     sp.add_argument('--omission-words', action='store_true',

@@ -12,17 +12,18 @@ import numpy as np
 from scipy import stats
 from .data import (DOCENT_LABELS, DOCENT_DIMENSIONS, CAPARENA_NON_SOURCE_WINNERS, CapArenaBattle, CharSpan,
                        DocentCoarsePair, GranularAnnotation)
+from .scoring import bootstrap_orders, bootstrap_bounds as _bounds   # the one resampler (nbs/04: the corpus score's too)
 
 # %% auto #0
 __all__ = ['DOCENT_LABEL_SCORES', 'DIMENSION_SCORES', 'PUNCTUATION_TOKENS', 'SUBTASKS', 'POSH_UNCHECKED_SCORE',
            'POSH_MISSING_SCORE', 'PAPER_RESULTS', 'label_scores', 'Correlation', 'correlate', 'tie_threshold',
            'tie_predict', 'tie_accuracy', 'DimensionResult', 'evaluate_pairs', 'score_of', 'evaluate_docent_coarse',
-           'results_frame', 'preprocess_caparena', 'caparena_outcomes', 'EloConfig', 'elo_ratings', 'bootstrap_orders',
-           'bootstrap_elo', 'CapArenaResult', 'cluster_accuracy', 'evaluate_caparena', 'DocToken', 'doc_sentences',
-           'labelled_tokens', 'overlaps', 'parse_texts', 'TokenLabels', 'token_labels', 'element_score',
-           'max_over_overlaps', 'posh_token_scores', 'macro_f1', 'auroc', 'token_auroc', 'MaxF1', 'pooled',
-           'threshold_sweep', 'evaluate_granular', 'label_gold', 'evaluate_mistake_label', 'span_token_sets',
-           'relaxed_match', 'SpanAgreement', 'relaxed_span_agreement', 'item_folds', 'out_of_fold', 'SpearmanInterval',
+           'results_frame', 'preprocess_caparena', 'caparena_outcomes', 'EloConfig', 'elo_ratings', 'bootstrap_elo',
+           'CapArenaResult', 'cluster_accuracy', 'evaluate_caparena', 'DocToken', 'doc_sentences', 'labelled_tokens',
+           'overlaps', 'parse_texts', 'TokenLabels', 'token_labels', 'element_score', 'max_over_overlaps',
+           'posh_token_scores', 'macro_f1', 'auroc', 'token_auroc', 'MaxF1', 'pooled', 'threshold_sweep',
+           'evaluate_granular', 'label_gold', 'evaluate_mistake_label', 'span_token_sets', 'relaxed_match',
+           'SpanAgreement', 'relaxed_span_agreement', 'item_folds', 'out_of_fold', 'SpearmanInterval',
            'SpearmanDifference', 'spearman_interval', 'spearman_difference', 'partial_spearman',
            'partial_spearman_interval', 'GranularDifference', 'granular_difference', 'Token', 'tokenize', 'SpanTask',
            'token_gold', 'token_min_scores', 'SweepResult', 'token_f1_sweep', 'token_f1_at', 'granular_tasks_v0',
@@ -205,11 +206,6 @@ def elo_ratings(models1:Sequence[str], models2:Sequence[str], # the two models o
     "Online Elo ratings after the battles in the given order."
     m1, m2, sa = _encode_battles(models1, models2, outcomes)
     return _play(m1, m2, sa, range(len(m1)), cfg)
-
-def bootstrap_orders(n_battles:int, n_rounds:int=1000, seed:int=42) -> list[np.ndarray]:
-    "The battle indices of each bootstrap round: `RandomState(seed)`, one `choice(n, n, replace=True)` per round."
-    rs = np.random.RandomState(seed)
-    return [rs.choice(n_battles, size=n_battles, replace=True) for _ in range(n_rounds)]
 
 def bootstrap_elo(models1:Sequence[str], models2:Sequence[str], # the two models of each battle
                   outcomes:Sequence[int],                        # +1 model 1 wins, 0 tie, -1 model 2 wins
@@ -556,11 +552,6 @@ def _columns(*cols) -> list[np.ndarray]:
 
 def _check_level(level:float):
     if not 0 < level < 1: raise ValueError(f"level must be in (0, 1), got {level}")
-
-def _bounds(values:np.ndarray, level:float) -> tuple[float, float]:
-    if not len(values): return float('nan'), float('nan')
-    lo, hi = np.quantile(values, [(1 - level) / 2, (1 + level) / 2])
-    return float(lo), float(hi)
 
 def _resampled(stat, cols:list[np.ndarray], n_rounds:int, seed:int) -> np.ndarray:
     "`stat(*cols)` on each bootstrap resample of the items (`bootstrap_orders`), the undefined (NaN) ones left out."

@@ -14,12 +14,13 @@ from .templates import Element, load_prompts, estimate_calls
 from .scoring import score_graphs, PairScore, check_weights, scores_frame, elements_frame
 from collections import Counter, OrderedDict
 from .vllm_judge import VLLMJudge
-from .judges import embedded_gguf_path, model_short_name, Judge
+from .judges import embedded_gguf_path, model_short_name, Judge, BackendUnavailable
 from .backends import BACKENDS, make_judge, parse_judge_spec, backend_class
 
 # %% auto #0
-__all__ = ['CONFIGS', 'SCOPES', 'judge_can_rewrite', 'judge_signature', 'content_key', 'code_fingerprint', 'Cache', 'CachedJudge',
-           'check_pairs', 'element_from_dict', 'pair_from_dict', 'head_scopes', 'entity_head_spans', 'PoSh']
+__all__ = ['CONFIGS', 'SCOPES', 'PAPER_INSTALL', 'judge_can_rewrite', 'judge_signature', 'content_key', 'code_fingerprint',
+           'Cache', 'CachedJudge', 'check_pairs', 'check_pair', 'frame_pairs', 'pair_errors', 'element_from_dict',
+           'pair_from_dict', 'head_scopes', 'entity_head_spans', 'missing_pieces', 'PoSh']
 
 # %% ../nbs/05_posh.ipynb #0dc476d5
 CONFIGS = {
@@ -172,18 +173,43 @@ def check_pairs(generations, references, allow_empty:bool=False) -> tuple[list[s
         raise TypeError("generations and references must be lists (one item per pair), not a single string")
     gens, refs = list(generations), list(references)
     if len(gens) != len(refs): raise ValueError(f"{len(gens)} generations but {len(refs)} references")
+    return gens, [check_pair(i, g, r, allow_empty) for i, (g, r) in enumerate(zip(gens, refs))]
+
+def check_pair(i:int, g, r, allow_empty:bool=False) -> list[str]:
+    "Pair `i`'s references as a list, or a TypeError / ValueError naming what is wrong with the pair."
+    if not isinstance(g, str): raise TypeError(f"generation {i} is a {type(g).__name__}, not a str")
+    if not allow_empty and not g.strip(): raise ValueError(f"generation {i} is empty")
+    if hasattr(r, 'tolist') and not isinstance(r, str): r = r.tolist()   # a list cell of a DataFrame read from Parquet or Arrow
+    rs = [r] if isinstance(r, str) else r
+    if not isinstance(rs, (list, tuple)) or not rs:
+        raise TypeError(f"reference {i} must be a string or a non-empty list of strings, not {r!r:.60}")
+    for k, x in enumerate(rs):
+        if not isinstance(x, str): raise TypeError(f"reference {i} (item {k}) is a {type(x).__name__}, not a str")
+        if not x.strip(): raise ValueError(f"reference {i} (item {k}) is empty")
+    return list(rs)
+
+def frame_pairs(generations, references=None, ids:list|None=None) -> tuple[list, list, list|None]:
+    "Generations, references and ids from a pandas DataFrame with 'generation' and 'reference' columns (and 'id', used when `ids` is None); other inputs as given."
+    if not (hasattr(generations, 'columns') and hasattr(generations, 'to_dict')): 
+        if references is None: raise TypeError("references are missing: evaluate(generations, references), or evaluate(df) with "
+                                               "a DataFrame of 'generation' and 'reference' columns")
+        return generations, references, ids
+    if references is not None: raise TypeError("with a DataFrame, the references are its 'reference' column: evaluate(df)")
+    missing = [c for c in ('generation', 'reference') if c not in generations.columns]
+    if missing: raise ValueError(f"the DataFrame has no {' or '.join(map(repr, missing))} column (it has {list(generations.columns)})")
+    if ids is None and 'id' in generations.columns: ids = generations['id'].tolist()
+    return generations['generation'].tolist(), generations['reference'].tolist(), ids
+
+def pair_errors(generations:list, references:list) -> list[str|None]:
+    "What is wrong with each pair (None: nothing), `check_pair`'s message; a problem of the whole batch (lengths, a single string) raises."
+    if isinstance(generations, str) or isinstance(references, str):
+        raise TypeError("generations and references must be lists (one item per pair), not a single string")
+    if len(generations) != len(references): raise ValueError(f"{len(generations)} generations but {len(references)} references")
     out = []
-    for i, (g, r) in enumerate(zip(gens, refs)):
-        if not isinstance(g, str): raise TypeError(f"generation {i} is a {type(g).__name__}, not a str")
-        if not allow_empty and not g.strip(): raise ValueError(f"generation {i} is empty")
-        rs = [r] if isinstance(r, str) else r
-        if not isinstance(rs, (list, tuple)) or not rs:
-            raise TypeError(f"reference {i} must be a string or a non-empty list of strings, not {r!r:.60}")
-        for k, x in enumerate(rs):
-            if not isinstance(x, str): raise TypeError(f"reference {i} (item {k}) is a {type(x).__name__}, not a str")
-            if not x.strip(): raise ValueError(f"reference {i} (item {k}) is empty")
-        out.append(list(rs))
-    return gens, out
+    for i, (g, r) in enumerate(zip(generations, references)):
+        try: check_pair(i, g, r); out.append(None)
+        except (TypeError, ValueError) as e: out.append(str(e))
+    return out
 
 # %% ../nbs/05_posh.ipynb #7366dff4
 def element_from_dict(d:dict) -> Element:
@@ -245,6 +271,37 @@ def entity_head_spans(elements:list, # one pair's elements (`Element`), both dir
         e.spans = [_after_modifiers(s, attrs) for s in e.spans]
     return elements
 
+# %% ../nbs/05_posh.ipynb #ac81a5cf
+PAPER_INSTALL = 'pip install "posh[paper]" (see environment.yml)'
+
+def _hub_cached(repo:str) -> bool:
+    "Whether a Hugging Face repository (or a local folder) is on this machine, without any download."
+    if Path(repo).expanduser().is_dir(): return True
+    try: from huggingface_hub.constants import HF_HUB_CACHE
+    except ImportError: return False
+    snaps = Path(HF_HUB_CACHE) / f"models--{repo.replace('/', '--')}" / 'snapshots'   # the hub cache's layout, read offline
+    return snaps.is_dir() and any(any(s.iterdir()) for s in snaps.iterdir() if s.is_dir())
+
+def missing_pieces(parser:str, coref:str, judge) -> list[str]:
+    "What the extraction (`parser`, `coref`) and the judge (a spec string) need and this machine lacks, each with how to get it; nothing is loaded."
+    import importlib.util
+    from posh.graphs import PARSER_ALIASES, PARSER_HELP
+    from posh import vllm_judge
+    out = []
+    if isinstance(judge, str) and parse_judge_spec(judge)[0] == 'vllm':
+        out += [f"{m}: {'a machine with a CUDA GPU (the paper used one H100; Qwen3-14B in bf16 needs about 30 GB)' if 'GPU' in m else PAPER_INSTALL}"
+                for m in vllm_judge._vllm_missing()]
+    if not any(importlib.util.find_spec(c) is not None for c in PARSER_ALIASES.get(parser, [parser])):
+        out.append(f"the spaCy pipeline {parser!r} is not installed: {PARSER_HELP.get(parser, 'python -m spacy download ' + parser)}")
+    if coref == 'maverick':
+        from posh.coref import MAVERICK_WEIGHTS
+        if importlib.util.find_spec('maverick') is None:
+            out.append(f"the package `maverick-coref` (coreference) is not installed: pip install maverick-coref, or {PAPER_INSTALL}")
+        if not _hub_cached(MAVERICK_WEIGHTS):
+            out.append(f"Maverick's weights {MAVERICK_WEIGHTS} are not in the Hugging Face cache: huggingface-cli download {MAVERICK_WEIGHTS} "
+                       "(on a machine with hub access; copy the cache here, or pass the folder through posh.coref.MaverickResolver)")
+    return out
+
 # %% ../nbs/05_posh.ipynb #bd553aa0
 class PoSh:
     "The PoSh metric: `PoSh(config='embedded'|'paper', **overrides).evaluate(generations, references)`."
@@ -297,6 +354,16 @@ class PoSh:
         self.rewrite = c['rewrites'] if judge_can_rewrite(self.judge_spec) else 'rule'   # 'llm' (stripped), 'raw' or 'rule'
         self.stats = {}
 
+    def check_ready(self):
+        "Raise one `BackendUnavailable` listing everything this configuration needs and lacks here (`missing_pieces`), with install lines."
+        if getattr(self, '_ready', False): return
+        miss = missing_pieces(self.parser, self.coref, self.judge_spec)
+        if miss:
+            raise BackendUnavailable(f"the {self.config} configuration (parser {self.parser}, coref {self.coref}, judge "
+                                     f"{self.judge_spec if isinstance(self.judge_spec, str) else self.judge.signature}) cannot "
+                                     f"run here; {len(miss)} thing(s) missing:\n" + '\n'.join(f"  - {m}" for m in miss))
+        self._ready = True
+
     def _make_judge(self):
         j = self.judge_spec if not isinstance(self.judge_spec, str) else \
             make_judge(None if self.judge_spec == 'transformers' else self.judge_spec, **self.judge_kwargs)
@@ -344,8 +411,26 @@ class PoSh:
         n = {t: estimate_calls(g, self.prompts, self.rewrite) for t, g in zip(texts, self.graphs(texts))}
         return sum(n[g] + sum(n[r] for r in rs) for g, rs in zip(gens, refs))
 
-    def evaluate(self, generations:list[str], references:list, granular:bool=False, ids:list|None=None) -> list[PairScore]:
-        "PoSh scores of each (generation, reference(s)) pair, in order; `granular=True` keeps every element."
+    def evaluate(self, generations, references:list|None=None, granular:bool=False, ids:list|None=None) -> list[PairScore]:
+        "PoSh scores of each (generation, reference(s)) pair, in order (`granular=True` keeps every element); `generations` may be a DataFrame with 'generation' and 'reference' columns (and 'id'). A pair that cannot be scored (an empty text, a wrong type) gets a PairScore with its `error` and NaN scores; the rest are scored."
+        generations, references, ids = frame_pairs(generations, references, ids)
+        errs = pair_errors(list(generations), list(references))
+        ids = [str(i) for i in range(len(errs))] if ids is None else [str(i) for i in ids]
+        if len(ids) != len(errs): raise ValueError(f"{len(ids)} ids for {len(errs)} pairs")
+        ok = [i for i, e in enumerate(errs) if e is None]
+        gens, refs = list(generations), list(references)
+        scored = iter(self._evaluate([gens[i] for i in ok], [refs[i] for i in ok], granular, [ids[i] for i in ok]) if ok else [])
+        if not ok: self.stats = {'pairs': 0, 'pairs_cached': 0, 'questions_cached': 0, 'judge_calls': 0, 'seconds': 0.0}
+        failed = [(i, e) for i, e in enumerate(errs) if e is not None]
+        self.stats.update(pairs=len(errs), pairs_failed=len(failed))
+        if failed:
+            warnings.warn(f"{len(failed)} of {len(errs)} pair(s) not scored (their PairScore has the error and NaN scores): "
+                          + '; '.join(e for _, e in failed[:3]) + ('; ...' if len(failed) > 3 else ''), stacklevel=2)
+        return [next(scored) if e is None else PairScore.failed(e, ids[i], self.signature) for i, e in enumerate(errs)]
+
+    def _evaluate(self, generations:list[str], references:list, granular:bool, ids:list[str]) -> list[PairScore]:
+        "`evaluate` of checked pairs."
+        self.check_ready()
         gens, refs = check_pairs(generations, references)
         ids = [str(i) for i in range(len(gens))] if ids is None else [str(i) for i in ids]
         if len(ids) != len(gens): raise ValueError(f"{len(ids)} ids for {len(gens)} pairs")

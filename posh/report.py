@@ -15,14 +15,15 @@ import posh
 from .graphs import Span
 from .templates import Element
 from .rows import InputError, read_rows
-from .scoring import PairScore, highlight_html, highlight_legend
-from .leaderboard import SCORES, leaderboard, paired_differences, leaderboard_figure, plotting
+from .scoring import PairScore, corpus_score, highlight_html, highlight_legend
+from .leaderboard import SCORES, paired_differences, leaderboard_figure, plotting
 
 # %% auto #0
 __all__ = ['LOW', 'ERROR_KINDS', 'LEMMA_KINDS', 'STYLE', 'system_specs', 'SystemScores', 'read_scored', 'read_systems',
-           'signature_note', 'per_pair', 'error_shares', 'frequent', 'worst_pairs', 'disagreeing_pairs', 'element_from',
-           'pair_scores', 'f1_figure', 'precision_recall_figure', 'errors_figure', 'png_tag', 'html_table',
-           'header_html', 'leaderboard_html', 'frequent_html', 'pair_html', 'Report', 'build_report', 'cmd_report']
+           'signature_note', 'corpus_board', 'per_pair', 'error_shares', 'frequent', 'worst_pairs', 'disagreeing_pairs',
+           'element_from', 'pair_scores', 'f1_figure', 'precision_recall_figure', 'errors_figure', 'png_tag',
+           'html_table', 'header_html', 'leaderboard_html', 'frequent_html', 'pair_html', 'Report', 'build_report',
+           'cmd_report']
 
 # %% ../nbs/16_report.ipynb #rp000006
 LOW = 2.0   # an element scoring this or less (1-5 scale) is counted as a mistake (precision) or an omission (recall)
@@ -75,6 +76,8 @@ def _open(path:str):
     p = Path(path)
     if not p.exists(): raise InputError(f"{path}: no such file")
     if p.is_dir(): raise InputError(f"{path}: a folder, not a scored JSONL file")
+    if p.suffix.lower() in ('.csv', '.parquet'):
+        raise InputError(f"{path}: posh report reads JSONL (or .jsonl.gz): score with posh score ... -o NAME.jsonl --granular")
     return gzip.open(p, 'rb') if p.suffix.lower() == '.gz' else open(p, 'rb')
 
 def _number(row:dict, key:str, where:str) -> float:
@@ -189,6 +192,17 @@ def signature_note(systems:Sequence[SystemScores]) -> str|None:
     return '; '.join(f"{s.path} has " + ' and '.join(repr(part(x)) for x in s.signatures) for s in systems if s.signatures)
 
 # %% ../nbs/16_report.ipynb #rp000017
+def corpus_board(systems:Sequence[SystemScores], n_boot:int=1000, seed:int=42, level:float=0.95) -> pd.DataFrame:
+    "Per system: its scored pairs (n) and its corpus score (`posh.scoring.corpus_score`: means and bootstrap intervals) in `posh.leaderboard`'s table form, best F1 first (rank 1)."
+    rows = []
+    for s in systems:
+        cs = corpus_score(s.pairs[list(SCORES)], n_boot, seed, level)
+        rows.append({'system': s.name, 'n': cs.scored} |
+                    {f'{k}{x}': v for k in SCORES for x, v in zip(('', '_lo', '_hi'), (getattr(cs, k).mean, getattr(cs, k).low, getattr(cs, k).high))})
+    t = pd.DataFrame(rows).sort_values(['f1', 'system'], ascending=[False, True], kind='stable').reset_index(drop=True)
+    t.insert(0, 'rank', np.arange(1, len(t) + 1))
+    return t
+
 def per_pair(systems:Sequence[SystemScores]) -> pd.DataFrame:
     "One row per scored (pair, system): id, system, precision, recall, f1."
     return pd.concat([s.pairs.assign(system=s.name)[['id', 'system', 'precision', 'recall', 'f1']] for s in systems],
@@ -224,7 +238,7 @@ def disagreeing_pairs(per:pd.DataFrame, n:int=3) -> pd.DataFrame:
     f1 = f1.assign(spread=f1.max(axis=1) - f1.min(axis=1))
     return f1.sort_values(['spread'], ascending=False, kind='stable').head(n)
 
-# %% ../nbs/16_report.ipynb #rp000023
+# %% ../nbs/16_report.ipynb #rp000025
 def _spans(recs) -> list[Span]: return [Span(x['text'], x['start'], x['end']) for x in recs or []]
 
 def element_from(rec:dict) -> Element:
@@ -250,7 +264,7 @@ def pair_scores(s:SystemScores, ids:Sequence[str]) -> dict[str, PairScore]:
             if len(out) == len(want): break
     return out
 
-# %% ../nbs/16_report.ipynb #rp000026
+# %% ../nbs/16_report.ipynb #rp000028
 def _theme(sns):
     sns.set_theme(style='whitegrid', context='paper', rc={'font.size': 8, 'axes.titlesize': 8, 'axes.labelsize': 8,
                                                           'xtick.labelsize': 7, 'ytick.labelsize': 7})
@@ -320,7 +334,7 @@ def png_tag(fig, alt:str, dpi:int=110) -> str:
     return (f'<img class="figure" alt="{html.escape(alt, quote=True)}" style="max-width:100%" '
             f'src="data:image/png;base64,{base64.b64encode(buf.getvalue()).decode("ascii")}">')
 
-# %% ../nbs/16_report.ipynb #rp000029
+# %% ../nbs/16_report.ipynb #rp000031
 STYLE = """body{font-family:system-ui,-apple-system,'Segoe UI',sans-serif;max-width:72em;margin:1.5em auto;padding:0 1em;
 color:#111;line-height:1.45}h1{font-size:1.5em}h2{font-size:1.2em;margin-top:1.8em;border-bottom:1px solid #ccc}
 h3{font-size:1em;margin-bottom:.3em}table{border-collapse:collapse;font-size:.85em;margin:.4em 0}
@@ -381,8 +395,9 @@ def leaderboard_html(board:pd.DataFrame, diffs:list, fig:str, n_boot:int, level:
     t = pd.DataFrame({'rank': board['rank'], 'system': board.system, 'pairs': board.n} |
                      {k: [_interval(*x) for x in zip(board[k], board[f'{k}_lo'], board[f'{k}_hi'])] for k in SCORES})
     out = ['<h2 id="leaderboard">Leaderboard</h2>',
-           f'<p class="note">Mean over each system\'s scored pairs, with {int(level * 100)}% percentile bootstrap '
-           f'intervals ({n_boot:,} resamples of the pairs). Precision: few mistakes; recall: few omissions. Sorted by F1.</p>',
+           f'<p class="note">Each system\'s corpus score: the mean over its scored pairs, with {int(level * 100)}% '
+           f'percentile bootstrap intervals ({n_boot:,} resamples of the pairs; <code>posh.scoring.corpus_score</code>, '
+           'the line <code>posh score</code> prints). Precision: few mistakes; recall: few omissions. Sorted by F1.</p>',
            html_table(t, 'leaderboard'), fig]
     shared = [d for d in diffs if d.n > 0]
     if shared:
@@ -419,7 +434,7 @@ def pair_html(system:str, pid:str, s:SystemScores, ps:PairScore|None) -> str:
     return (f'<div class="pair">{head}<p>pair {_e(pid)}: precision <b>{r.precision:.3f}</b> · recall '
             f'<b>{r.recall:.3f}</b> · f1 <b>{r.f1:.3f}</b></p><p class="note">{why}</p></div>')
 
-# %% ../nbs/16_report.ipynb #rp000030
+# %% ../nbs/16_report.ipynb #rp000032
 @dataclass
 class Report:
     "A built report: its HTML page and the tables behind it."
@@ -459,7 +474,7 @@ def build_report(systems:Sequence[str]|Sequence[SystemScores],  # `NAME=PATH` / 
     per = per_pair(systems)
     if per.empty: raise InputError("no file has a scored row (every row is an error row)")
     say(f"leaderboard: {n_boot:,} bootstrap resamples of {per.id.nunique():,} pair ids")
-    board = leaderboard(per, n_boot, seed, level, item='id', system='system')
+    board = corpus_board(systems, n_boot, seed, level)
     order = list(board.system)
     diffs = paired_differences(per, n_boot, seed, level, item='id', system='system', order=order)
     say("figures")
@@ -514,7 +529,7 @@ def build_report(systems:Sequence[str]|Sequence[SystemScores],  # `NAME=PATH` / 
             '\n'.join(parts) + '\n</body></html>\n')
     return Report(page, systems, board, diffs, shares, note)
 
-# %% ../nbs/16_report.ipynb #rp000037
+# %% ../nbs/16_report.ipynb #rp000039
 def cmd_report(args) -> int:
     "`posh report`: build the report of the scored files `args.systems` into `args.output`."
     t0 = time.perf_counter()

@@ -10,8 +10,8 @@ from .metric import PoSh
 from .scoring import f1_score
 
 # %% auto #0
-__all__ = ['SCORES', 'EMPTY_GRAPH_RULES', 'REPEAT_RULES', 'completion_text', 'check_reward', 'reward_name', 'sentence_keys',
-           'repeat_share', 'CallStats', 'PoShReward', 'trainable_copy']
+__all__ = ['SCORES', 'EMPTY_GRAPH_RULES', 'REPEAT_RULES', 'completion_text', 'check_reward', 'reward_label', 'reward_name',
+           'sentence_keys', 'repeat_share', 'CallStats', 'PoShReward', 'trainable_copy']
 
 # %% ../nbs/25_reward.ipynb #7109aab1
 def completion_text(completion, # a string, or a list of chat messages ({'role': ..., 'content': ...})
@@ -50,6 +50,11 @@ def check_reward(reward) -> dict[str, float]:
     total = sum(reward.values())
     if total == 0: raise ValueError("reward weights are all zero")
     return {k: v / total for k, v in reward.items() if v}
+
+def reward_label(weights:dict[str, float]) -> str:
+    "The reward in the signature: its score's name alone ('f1'), or each score times its weight ('precision*0.75+recall*0.25')."
+    if len(weights) == 1: return next(iter(weights))
+    return '+'.join(f"{k}*{w:g}" for k, w in weights.items())
 
 def reward_name(weights:dict[str, float]) -> str:
     "How TRL will log the reward: posh_f1, posh_precision, posh_recall or posh_mix."
@@ -134,7 +139,7 @@ class PoShReward:
     @property
     def signature(self) -> str:
         "The PoSh signature of the rewards, with what the reward is made of."
-        return (f"{self.metric.signature}|reward:" + '+'.join(f"{k}{w:g}" for k, w in self.weights.items()) +
+        return (f"{self.metric.signature}|reward:" + reward_label(self.weights) +
                 f"|empty:{self.empty_graph}|repeat:{self.repeat}")
 
     def references_from(self, kwargs:dict, n:int) -> list:

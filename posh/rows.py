@@ -4,15 +4,15 @@
 
 # %% ../nbs/06_rows.ipynb #ca9f7594
 from __future__ import annotations
-import csv, io, json
-from dataclasses import dataclass
+import csv, io, json, sys
+from dataclasses import dataclass, field
 from pathlib import Path
 from .metric import CONFIGS
 from .backends import parse_judge_spec
 
 # %% auto #0
-__all__ = ['RowError', 'Row', 'check_row', 'InputError', 'read_text', 'read_rows', 'duplicate_ids', 'CLIError', 'judge_backend',
-           'judge_kwargs']
+__all__ = ['FIELDS', 'RowError', 'Row', 'column_names', 'passthrough', 'check_row', 'InputError', 'read_text', 'read_rows',
+           'duplicate_ids', 'CLIError', 'judge_backend', 'judge_kwargs']
 
 # %% ../nbs/06_rows.ipynb #5e9f488d
 class RowError(ValueError):
@@ -26,31 +26,49 @@ class Row:
     generation: str|None = None
     references: list[str]|None = None
     error: str|None = None
+    extra: dict = field(default_factory=dict)   # the row's other columns (PoSh does not read them), passed through to the output
 
     @property
     def name(self) -> str:
         "The row's id as written to the output: its id, else its number."
         return self.id if self.id is not None else str(self.number)
 
-def check_row(number:int, raw, where:str) -> Row:
-    "Validate one parsed row (a dict, from a file or a Ray Data batch): the one row check of both engines."
-    if not isinstance(raw, dict): raise RowError(f"{where}: expected an object with 'generation' and 'reference'")
+FIELDS = ('id', 'generation', 'reference')   # the input columns PoSh reads
+
+def column_names(columns:dict|None=None) -> dict:
+    "PoSh's input field -> the column that holds it (`columns` maps some of 'id', 'generation', 'reference' to other names)."
+    bad = set(columns or {}) - set(FIELDS)
+    if bad: raise ValueError(f"columns can map {FIELDS}, not {sorted(bad)}")
+    names = {f: (columns or {}).get(f) or f for f in FIELDS}
+    if len(set(names.values())) < 3: raise ValueError(f"two fields read the same column: {names}")
+    return names
+
+def passthrough(raw:dict, names:dict) -> dict:
+    "The columns of a row that PoSh does not read (CSV's unnamed extra cells left out)."
+    return {k: v for k, v in raw.items() if k is not None and k not in names.values()}
+
+def check_row(number:int, raw, where:str, columns:dict|None=None) -> Row:
+    "Validate one parsed row (a dict, from a file or a Ray Data batch): the one row check of both engines (`columns`: see `column_names`)."
+    n = column_names(columns)
+    g_, r_ = n['generation'], n['reference']
+    if not isinstance(raw, dict): raise RowError(f"{where}: expected an object with {g_!r} and {r_!r}")
     for f in ('generation', 'reference'):
-        if f not in raw or raw[f] is None: raise RowError(f"{where}: missing field {f!r}")
-    gen, ref = raw['generation'], raw['reference']
-    if not isinstance(gen, str): raise RowError(f"{where}: 'generation' must be a string, not {type(gen).__name__}")
+        if n[f] not in raw or raw[n[f]] is None:
+            raise RowError(f"{where}: missing field {n[f]!r}" + (f" (--{f}-col)" if n[f] != f else ''))
+    gen, ref = raw[g_], raw[r_]
+    if not isinstance(gen, str): raise RowError(f"{where}: {g_!r} must be a string, not {type(gen).__name__}")
     if isinstance(ref, str) and ref.lstrip().startswith('['):
         try: ref = json.loads(ref)
-        except json.JSONDecodeError as e: raise RowError(f"{where}: 'reference' looks like a JSON list but is not valid JSON ({e})")
+        except json.JSONDecodeError as e: raise RowError(f"{where}: {r_!r} looks like a JSON list but is not valid JSON ({e})")
     if hasattr(ref, 'tolist') and not isinstance(ref, str): ref = ref.tolist()   # a list column read by pandas or Arrow
     refs = [ref] if isinstance(ref, str) else list(ref) if isinstance(ref, tuple) else ref
     if not isinstance(refs, list) or not refs or not all(isinstance(r, str) for r in refs):
-        raise RowError(f"{where}: 'reference' must be a string or a non-empty list of strings")
-    if not gen.strip(): raise RowError(f"{where}: 'generation' is empty")
-    if any(not r.strip() for r in refs): raise RowError(f"{where}: 'reference' is empty" if len(refs) == 1 else
-                                                        f"{where}: a 'reference' is empty")
-    rid = raw.get('id')
-    return Row(number, None if rid in (None, '') else str(rid), gen, refs)
+        raise RowError(f"{where}: {r_!r} must be a string or a non-empty list of strings")
+    if not gen.strip(): raise RowError(f"{where}: {g_!r} is empty")
+    if any(not r.strip() for r in refs): raise RowError(f"{where}: {r_!r} is empty" if len(refs) == 1 else
+                                                        f"{where}: a {r_!r} is empty")
+    rid = raw.get(n['id'])
+    return Row(number, None if rid in (None, '') else str(rid), gen, refs, extra=passthrough(raw, n))
 
 class InputError(ValueError):
     "An input file that cannot be read at all (not UTF-8 text, a broken JSON array): the message names the file and where."
@@ -64,31 +82,39 @@ def read_text(p:Path) -> str:
         raise InputError(f"{p} is not UTF-8 text: line {line}, column {col} (byte {e.start} of the file) is 0x{data[e.start]:02x}; "
                          "save the file as UTF-8") from None
 
-def _row(n:int, raw, where:str) -> Row:
-    "A checked Row, or a Row carrying its error (with the id it has, if any)."
-    try: return check_row(n, raw, where)
+def _row(n:int, raw, where:str, columns:dict|None=None) -> Row:
+    "A checked Row, or a Row carrying its error (with the id and other columns it has, if any)."
+    try: return check_row(n, raw, where, columns)
     except RowError as e:
-        rid = raw.get('id') if isinstance(raw, dict) else None
-        return Row(n, None if rid in (None, '') else str(rid), error=str(e))
+        if not isinstance(raw, dict): return Row(n, error=str(e))
+        names = column_names(columns)
+        rid = raw.get(names['id'])
+        return Row(n, None if rid in (None, '') else str(rid), error=str(e), extra=passthrough(raw, names))
 
-def _json_array(p:Path, text:str) -> list[Row]:
+def _json_array(p:Path, text:str, columns:dict|None=None) -> list[Row]:
     "The rows of a file holding one JSON array of objects (accepted in place of JSONL)."
     try: items = json.loads(text)
     except json.JSONDecodeError as e:
         raise InputError(f"{p} starts with '[' but is not a JSON array ({e.msg} at line {e.lineno}, column {e.colno}); "
                          "JSONL means one JSON object per line (a JSON array of objects is accepted too)") from None
     if not isinstance(items, list): raise InputError(f"{p}: expected JSONL (one JSON object per line) or a JSON array")
-    return [_row(n, raw, f"row {n} (item {n} of the JSON array)") for n, raw in enumerate(items, 1)]
+    return [_row(n, raw, f"row {n} (item {n} of the JSON array)", columns) for n, raw in enumerate(items, 1)]
 
-def read_rows(path:str) -> list[Row]:
+def read_rows(path:str,                 # a JSONL, JSON-array or CSV file; '-': JSONL on standard input
+              columns:dict|None=None,   # PoSh's field -> the input column that holds it (`column_names`)
+              stdin=None) -> list[Row]: # where '-' reads from (default sys.stdin)
     "Parse a JSONL file (or one JSON array of objects) or a CSV file of pairs into Rows; malformed rows carry their error."
-    p = Path(path)
-    if not p.exists(): raise FileNotFoundError(f"input file {path} does not exist")
-    if p.is_dir(): raise IsADirectoryError(f"input {path} is a folder, not a JSONL or CSV file")
-    text = read_text(p)
+    column_names(columns)
+    if str(path) == '-':
+        p, text = Path('<stdin>'), (stdin if stdin is not None else sys.stdin).read().lstrip('\ufeff')
+    else:
+        p = Path(path)
+        if not p.exists(): raise FileNotFoundError(f"input file {path} does not exist")
+        if p.is_dir(): raise IsADirectoryError(f"input {path} is a folder, not a JSONL or CSV file")
+        text = read_text(p)
     if p.suffix.lower() == '.csv':
-        return [_row(n, raw, f"row {n} (CSV line {n + 1})") for n, raw in enumerate(csv.DictReader(io.StringIO(text, newline='')), 1)]
-    if text.lstrip().startswith('['): return _json_array(p, text)
+        return [_row(n, raw, f"row {n} (CSV line {n + 1})", columns) for n, raw in enumerate(csv.DictReader(io.StringIO(text, newline='')), 1)]
+    if text.lstrip().startswith('['): return _json_array(p, text, columns)
     rows, n = [], 0
     for line_no, line in enumerate(text.splitlines(), 1):
         if not line.strip(): continue
@@ -97,7 +123,7 @@ def read_rows(path:str) -> list[Row]:
         try: raw = json.loads(line)
         except json.JSONDecodeError as e:
             rows.append(Row(n, error=f"{where}: bad JSON ({e.msg} at column {e.colno})")); continue
-        rows.append(_row(n, raw, where))
+        rows.append(_row(n, raw, where, columns))
     return rows
 
 def duplicate_ids(rows:list[Row]) -> dict[str, list[int]]:

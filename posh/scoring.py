@@ -4,7 +4,7 @@
 
 # %% ../nbs/04_scoring.ipynb #a683e436
 from __future__ import annotations
-import html, math, string
+import html, json, math, string
 import numpy as np
 from dataclasses import dataclass, field, asdict
 from .graphs import SceneGraph, Span
@@ -13,8 +13,9 @@ from .templates import join_references, Element, Prompts, plan_questions
 # %% auto #0
 __all__ = ['KINDS', 'TEXT_COLOUR', 'MISTAKE_RGB', 'OMISSION_RGB', 'drive', 'reference_order', 'mean_score', 'coarse', 'f1_score',
            'check_weights', 'PairScore', 'pair_score', 'score_graphs', 'prompt_floor', 'judge_token_counter',
-           'check_lengths', 'scores_frame', 'elements_frame', 'element_record', 'words_cut', 'highlight_legend',
-           'highlight_html', 'worst']
+           'check_lengths', 'scores_frame', 'elements_frame', 'element_record', 'bootstrap_draws', 'bootstrap_orders',
+           'bootstrap_bounds', 'Mean', 'CorpusScore', 'corpus_score', 'words_cut', 'highlight_legend', 'highlight_html',
+           'worst']
 
 # %% ../nbs/04_scoring.ipynb #d5b48792
 def drive(plans:list, judge) -> list[list[Element]]:
@@ -90,11 +91,19 @@ class PairScore:
     recalls: list[float] = field(default_factory=list)  # recall against each reference
     n_elements: int|None = None  # elements of the generation's graph; 0: precision is 1.0 by the paper's rule
     truncated: int|None = None   # prompts of this pair cut to the judge's window (a truncating judge only, else None)
+    error: str|None = None       # why this pair has no scores (they are NaN): `PoSh.evaluate` scores the rest of a batch
 
     def coarse(self) -> dict:
         d = {'id': self.id, 'precision': self.precision, 'recall': self.recall, 'f1': self.f1,
              'n_elements': self.n_elements, 'signature': self.signature}
-        return d if self.truncated is None else {**d, 'truncated': self.truncated}
+        if self.truncated is not None: d['truncated'] = self.truncated
+        return d if self.error is None else {**d, 'precision': None, 'recall': None, 'f1': None, 'error': self.error}
+
+    @classmethod
+    def failed(cls, error:str, id=None, signature:str='') -> 'PairScore':
+        "A pair that was not scored: NaN scores and the reason."
+        nan = float('nan')
+        return cls(nan, nan, nan, id, signature, error=error)
 
 def pair_score(prec:list[Element], recs:list[list[Element]], weights:dict|None=None, id=None, signature='',
                granular:bool=False) -> PairScore:
@@ -213,6 +222,93 @@ def element_record(e:Element, question:bool=True) -> dict:
     if e.scope: rec['scope'] = _span_dicts(e.scope)   # PoSh(scope='modifiers' or 'heads') only
     if not question: del rec['question']
     return rec
+
+# %% ../nbs/04_scoring.ipynb #e75973d6
+def bootstrap_draws(n_items:int, n_rounds:int=1000, seed:int=42):
+    "The item indices of each bootstrap round, one round at a time: `RandomState(seed)`, one `choice(n, n, replace=True)` per round."
+    rs = np.random.RandomState(seed)
+    for _ in range(n_rounds): yield rs.choice(n_items, size=n_items, replace=True)
+
+def bootstrap_orders(n_battles:int, n_rounds:int=1000, seed:int=42) -> list[np.ndarray]:
+    "The battle (item) indices of each bootstrap round (`bootstrap_draws`, as a list)."
+    return list(bootstrap_draws(n_battles, n_rounds, seed))
+
+def bootstrap_bounds(values:np.ndarray, level:float) -> tuple[float, float]:
+    "The percentile interval of the resampled statistic `values` at `level` (NaN, NaN when there are none)."
+    if not len(values): return float('nan'), float('nan')
+    lo, hi = np.quantile(values, [(1 - level) / 2, (1 + level) / 2])
+    return float(lo), float(hi)
+
+@dataclass
+class Mean:
+    "A corpus mean with its percentile bootstrap interval."
+    mean: float
+    low: float
+    high: float
+
+@dataclass
+class CorpusScore:
+    "PoSh over a corpus: the mean precision, recall and F1 of the scored pairs with their bootstrap intervals; `str` is one line."
+    precision: Mean
+    recall: Mean
+    f1: Mean
+    rows: int        # rows given, error rows included
+    errors: int      # rows without scores (left out of the means)
+    signature: str   # the signature every scored row shares ('' if none was given)
+    level: float = 0.95
+    rounds: int = 1000
+    seed: int = 42
+
+    @property
+    def scored(self) -> int: return self.rows - self.errors
+
+    def __str__(self) -> str:
+        def m(x): return f"{x.mean:.3f} [{x.low:.3f}, {x.high:.3f}]"
+        return (f"PoSh F1 = {m(self.f1)} P = {m(self.precision)} R = {m(self.recall)} "
+                f"(rows {self.rows}, errors {self.errors}, {self.level:.0%} bootstrap x{self.rounds} seed {self.seed}) "
+                f"{self.signature or 'signature:none'}")
+
+    def to_dict(self) -> dict: return asdict(self)
+    def to_json(self) -> str:
+        "One line of JSON (NaN, for a corpus with no scored row, as null)."
+        def clean(v): return {k: clean(x) for k, x in v.items()} if isinstance(v, dict) else None if isinstance(v, float) and math.isnan(v) else v
+        return json.dumps(clean(self.to_dict()))
+
+    def format(self, fmt:str='line') -> str:
+        "'line' (`str`) or 'json' (`to_json`)."
+        if fmt not in ('line', 'json'): raise ValueError(f"format must be 'line' or 'json', not {fmt!r}")
+        return str(self) if fmt == 'line' else self.to_json()
+
+def _score_triple(s, where:str) -> tuple|None:
+    "(precision, recall, f1, signature) of a PairScore, a record dict or a DataFrame row; None for an error row."
+    get = (lambda k: getattr(s, k, None)) if isinstance(s, PairScore) else s.get if hasattr(s, 'get') else None
+    if get is None: raise TypeError(f"{where}: a PairScore or a record (dict) with precision, recall and f1, not {type(s).__name__}")
+    err = get('error')
+    vals = [get(k) for k in ('precision', 'recall', 'f1')]
+    def missing(v): return v is None or v == '' or (isinstance(v, float) and math.isnan(v))
+    if (isinstance(err, str) and err) or any(missing(v) for v in vals): return None
+    try: vals = [float(v) for v in vals]
+    except (TypeError, ValueError): raise ValueError(f"{where}: precision, recall and f1 must be numbers, not {vals}") from None
+    sig = get('signature')
+    return (*vals, '' if missing(sig) else str(sig))
+
+def corpus_score(scores,                  # PairScores (`PoSh.evaluate`), output records (dicts) or a `posh score` output DataFrame
+                 n_rounds:int=1000, seed:int=42, level:float=0.95) -> CorpusScore:
+    "The corpus score: mean precision, recall and F1 of the scored rows with percentile bootstrap intervals, rows, error rows, the signature."
+    if hasattr(scores, 'to_dict') and hasattr(scores, 'columns'): scores = scores.to_dict('records')
+    if isinstance(scores, (str, bytes, dict)) or isinstance(scores, PairScore): raise TypeError("scores must be a list of scores, one per row")
+    if not 0 < level < 1: raise ValueError(f"level must be in (0, 1), got {level}")
+    if n_rounds < 1: raise ValueError(f"n_rounds must be at least 1, got {n_rounds}")
+    rows = [_score_triple(s, f"row {i}") for i, s in enumerate(scores)]
+    ok = [r for r in rows if r is not None]
+    sigs = list(dict.fromkeys(r[3] for r in ok if r[3]))
+    if len(sigs) > 1: raise ValueError(f"the scores have {len(sigs)} signatures ({sigs[0]!r} and {sigs[1]!r}, ...): "
+                                       "scores with different signatures are not comparable")
+    x = np.array([r[:3] for r in ok], float).reshape(-1, 3)
+    if len(x): means = np.array([x[o].mean(0) for o in bootstrap_draws(len(x), n_rounds, seed)])
+    else: means = np.empty((0, 3))
+    ms = [Mean(float(x[:, k].mean()) if len(x) else float('nan'), *bootstrap_bounds(means[:, k], level)) for k in range(3)]
+    return CorpusScore(*ms, len(rows), len(rows) - len(ok), sigs[0] if sigs else '', level, n_rounds, seed)
 
 # %% ../nbs/04_scoring.ipynb #beb3fbd2
 def _alpha(score:float) -> float: return 0.15 + 0.5 * (5 - score) / 4   # shade of a span: darker for lower scores, at most 0.65
