@@ -388,8 +388,10 @@ def row_words(metric, cal):
         return word_records(pair_omission_words(metric, r.generation, r.references, s, cal))
     return words
 
-# seconds per judge call (question or rewrite), measured on this project's CI machine (2 CPU cores): benchmarks/long_pair.py
-CALL_SECONDS = {'embedding': 0.03}
+# seconds per judge call (question or rewrite) of a whole pair, its parse and estimate included, measured on this project's
+# 2-core machine (under load): a 10,000-word generation, 2,789 calls, 293 s in all (graphs 121 s, estimate 87 s, judging
+# 86 s): `OMP_NUM_THREADS=1 .venv/bin/python benchmarks/long_pair.py`
+CALL_SECONDS = {'embedding': 0.1}
 
 def call_seconds(metric) -> float|None:
     "About how long one judge call of `metric`'s judge takes here (`CALL_SECONDS`), None when not measured for its backend."
@@ -402,7 +404,10 @@ def warn_long(rows:list[Row], calls:list[int], metric, args, say):
     long = [(r, n) for r, n in zip(rows, calls) if n > limit]
     if not long: return
     per = call_seconds(metric)
-    def took(n): return f"about {n * per / 60:.0f} min here" if per else "time not measured for this judge"
+    def took(n):
+        if not per: return "time not measured for this judge"
+        s = n * per
+        return f"about {s / 60:.0f} min here" if s >= 120 else f"about {s:.0f} s here"
     shown = '; '.join(f"pair {r.name!r} (row {r.number}, {len(r.generation.split()):,} + "
                       f"{sum(len(x.split()) for x in r.references):,} words): about {n:,} calls, {took(n)}" for r, n in long[:5])
     say.warn(f"{plural(len(long), 'pair')} would take more than {limit:,} judge calls each: {shown}"
@@ -493,6 +498,8 @@ def _score_file(args, rows:list[Row], good:list[Row], tmp_cache:str, say:Say):
     todo = [r for r in good if r.number not in too_long]
     bar = None
     if todo:   # the graphs (cached) tell how much judging there is, before the first question
+        words = sum(len(r.generation.split()) + sum(len(x.split()) for x in r.references) for r in todo)
+        say.note(f"parsing {plural(len(todo), 'pair')} ({words:,} words) into scene graphs and counting their questions")
         per_pair = [metric.estimate_calls([r.generation], [r.references]) for r in todo]
         calls = sum(per_pair)
         say.note(f"about {calls:,} judge calls (questions and rewrites; cached ones are not asked again) "
@@ -665,9 +672,9 @@ def add_score_args(sp):
     sp.add_argument('--format', default='line', choices=['line', 'json'],
                     help="the corpus score printed at the end (on stdout; on stderr with -o -): one line, or one JSON object")
     sp.add_argument('-q', '--quiet', action='store_true', help='print errors only (no progress, notes or warnings)')
-    sp.add_argument('--warn-calls', type=_at_least(0), default=5000,
+    sp.add_argument('--warn-calls', type=_at_least(0), default=2000,
                     help='warn before scoring about a pair that needs more judge calls than this, with a time estimate '
-                         '(default 5000; 0: never)')
+                         '(default 2000, about 12 times a typical IIW-400 pair; 0: never)')
     sp.add_argument('--granular', action='store_true', help='add every element with its spans and score')
     sp.add_argument('--no-questions', action='store_true', help="with --granular: leave out each element's question text")
     sp.add_argument('--omission-words', action='store_true',

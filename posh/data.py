@@ -31,13 +31,14 @@ def repo_data_dirs() -> list[Path]:
 
 def find_data_file(rel:str,             # path below a `data/` folder, e.g. 'iiw400/p5b_vs_human_sxs.jsonl'
                    path:str|Path|None=None, # explicit file; when given it must exist and is used as is
+                   data_dir:str|Path|None=None, # the data folder to read (an experiment's `data_dir`); None: `repo_data_dirs`
                   ) -> Path:
-    "Resolve a data file: the explicit `path`, else the first `data/<rel>` found by `repo_data_dirs`."
+    "Resolve a data file: the explicit `path`, else `data_dir/<rel>`, else the first `data/<rel>` found by `repo_data_dirs`."
     if path is not None:
         p = Path(path).expanduser()
         if not p.is_file(): raise FileNotFoundError(f"data file {str(p)!r} does not exist")
         return p
-    tried = [d/rel for d in repo_data_dirs()]
+    tried = [d/rel for d in ([Path(data_dir).expanduser()] if data_dir is not None else repo_data_dirs())]
     for p in tried:
         if p.is_file(): return p
     raise FileNotFoundError(f"could not find data/{rel}; looked in: " + ', '.join(map(str, tried)) +
@@ -49,10 +50,11 @@ FIXTURES = {  # synthetic, schema-faithful test fixtures (data/fixtures/README.m
     'caparena': 'caparena_annots_eval.fixture.json',
 }
 
-def fixture_path(name:str) -> Path: # one of FIXTURES: 'docent_coarse', 'docent_granular', 'caparena'
+def fixture_path(name:str,                    # one of FIXTURES: 'docent_coarse', 'docent_granular', 'caparena'
+                 data_dir:str|Path|None=None) -> Path: # the data folder (`find_data_file`)
     "Path of a synthetic test fixture under `data/fixtures/`."
     if name not in FIXTURES: raise KeyError(f"unknown fixture {name!r}; known: {sorted(FIXTURES)}")
-    return find_data_file('fixtures/' + FIXTURES[name])
+    return find_data_file('fixtures/' + FIXTURES[name], data_dir=data_dir)
 
 # %% ../nbs/10_data.ipynb #f99c4de3
 def _plain(v):

@@ -11,10 +11,11 @@ from typing import Sequence
 import pandas as pd
 
 # %% auto #0
-__all__ = ['SYNTHETIC_LABEL', 'NOT_VARIANT', 'GRANULAR_METHODS', 'is_repo', 'notebook_path', 'repo_root', 'resolve_dir',
-           'shown_path', 'Run', 'notebook_defaults', 'run_variant', 'evaluate_unique', 'GranularScores',
-           'granular_scores', 'granular_table', 'element_labels', 'length_note', 'md_cell', 'markdown_table',
-           'split_md_row', 'read_markdown_tables', 'write_table']
+__all__ = ['SYNTHETIC_LABEL', 'NOT_VARIANT', 'GRANULAR_METHODS', 'FIGURE_KEY', 'FIGURE_TABLES', 'is_repo', 'notebook_path',
+           'repo_root', 'data_root', 'resolve_dir', 'shown_path', 'Run', 'notebook_defaults', 'run_variant',
+           'evaluate_unique', 'GranularScores', 'granular_scores', 'granular_table', 'element_labels', 'length_note',
+           'table_numbers', 'save_figure', 'figure_numbers', 'md_cell', 'markdown_table', 'split_md_row',
+           'read_markdown_tables', 'write_table']
 
 # %% ../nbs/13_experiments.ipynb #4d01e29e
 def is_repo(p:Path) -> bool:
@@ -42,8 +43,14 @@ def repo_root(start:str|os.PathLike|None=None) -> Path:
         if is_repo(c): return c
     raise FileNotFoundError(f"{start} is not inside a clone of the posh repository (no settings.ini and posh/ at or above "
                             "it), so the default result, figure and cache folders are unknown: run the notebook from its "
-                            "clone (papermill: from the clone's root, or with --cwd CLONE/nbs), or pass out_dir, fig_dir "
-                            "and cache_dir explicitly")
+                            "clone (papermill: from the clone's root, or with --cwd CLONE/nbs), or pass out_dir, fig_dir, "
+                            "cache_dir and data_dir explicitly")
+
+def data_root(given:str|os.PathLike|None=None) -> Path:
+    "Where an experiment reads its data (fixtures, IIW-400, the granular sets): `given` (the `data_dir` parameter), else the `data/` folder of the clone it writes to (`repo_root`)."
+    p = Path(given).expanduser() if given is not None else repo_root()/'data'
+    if not p.is_dir(): raise FileNotFoundError(f"data_dir {p} is not a folder")
+    return p
 
 def resolve_dir(given:str|os.PathLike|None, # a folder given as a parameter (used as given), or None
                 *default:str,               # the default, relative to the repository root
@@ -99,12 +106,18 @@ class Run:
         return resolve_dir(fig_dir, 'figures')/f"{self.notebook}_{self.name}_{stem}.png"
 
 # %% ../nbs/13_experiments.ipynb #ef571fdd
-NOT_VARIANT = ('out_dir', 'fig_dir', 'cache_dir', 'batch_size', 'embed_device', 'parser_gpu')   # where, not what
+NOT_VARIANT = ('out_dir', 'fig_dir', 'cache_dir', 'data_dir', 'batch_size', 'embed_device', 'parser_gpu')   # where, not what
 
 def notebook_defaults(notebook:str|os.PathLike) -> dict:
     "The committed defaults of an experiment notebook: the assignments of its `parameters` cell (`nbs/<notebook>.ipynb` of this clone, or a path)."
     p = Path(notebook)
-    if p.suffix != '.ipynb': p = repo_root()/'nbs'/f'{notebook}.ipynb'
+    if p.suffix != '.ipynb':
+        try: p = repo_root()/'nbs'/f'{notebook}.ipynb'
+        except FileNotFoundError:   # run outside a clone (out_dir, fig_dir, cache_dir, data_dir given): nothing to compare with
+            import warnings
+            warnings.warn(f"{notebook}: not inside a clone, so the run's parameters are not compared with the committed "
+                          "defaults (the run name carries no variant)", stacklevel=2)
+            return {}
     cells = json.loads(p.read_text(encoding='utf-8'))['cells']
     cell = next((c for c in cells if 'parameters' in c.get('metadata', {}).get('tags', [])), None)
     if cell is None: raise ValueError(f"{p} has no cell tagged 'parameters'")
@@ -251,6 +264,47 @@ def length_note(metric,                   # a posh.metric.PoSh that has scored t
         return (f"Prompt length under the judge's tokenizer: {rep}; those prompts were cut to their first 1,999 tokens, "
                 f"as the authors' code cuts them ({n} prompts cut in the last run; `truncated` column).")
     return f"Prompt length under the judge's tokenizer: {rep} (PoSh raises an error instead of cutting)."
+
+# %% ../nbs/13_experiments.ipynb #1b0903e8
+FIGURE_KEY = 'posh:numbers'   # the PNG text chunk holding the numbers a figure draws
+
+# per figure (its file stem's notebook and stem): table name (the CSV's stem) -> (row key columns, drawn value columns)
+FIGURE_TABLES = {
+    ('20_docent_coarse', 'spearman'): {'docent_coarse': (['metric', 'dimension'], ['rho']),
+                                       'paper_comparison': (['metric', 'dimension'], ['paper_rho'])},
+    ('21_docent_granular', 'token_f1'): {'docent_granular': (['method', 'subtask'], ['f1']),
+                                         'protocols': (['method', 'subtask'], ['v0_f1']),
+                                         'paper_comparison': (['method', 'subtask'], ['paper_f1'])},
+    ('22_caparena', 'elo'): {'elo': (['model'], ['gold_elo', 'pred_elo']), 'caparena': (['metric'], ['rho', 'tau', 'accuracy'])},
+    ('leaderboard', 'leaderboard'): {'leaderboard': (['model'], [f"{k}{s}" for k in ('precision', 'recall', 'f1') for s in ('', '_lo', '_hi')])},
+    ('24_iiw400', 'spearman'): {'iiw400': (['metric', 'dimension'], ['rho']),
+                                'per_pair': (['id'], ['sxs_Hallucination', 'sxs_Comprehensiveness', 'posh_precision', 'posh_recall'])},
+}
+
+def table_numbers(tables:dict,   # table name -> the DataFrame drawn (as written to <name>.csv)
+                  spec:dict,     # `FIGURE_TABLES[...]`: table name -> (key columns, value columns)
+                  digits:int=6) -> dict[str, float]:
+    "The numbers a figure draws, as 'table|row key|column' -> value (rounded; NaN, which draws nothing, left out)."
+    out = {}
+    for name, (keys, cols) in spec.items():
+        df = tables[name]
+        for _, r in df.iterrows():
+            key = '|'.join(str(r[k]) for k in keys)
+            for c in cols:
+                v = pd.to_numeric(r[c], errors='coerce')
+                if pd.notna(v): out[f"{name}|{key}|{c}"] = round(float(v), digits)
+    return out
+
+def save_figure(fig, path:str|os.PathLike, numbers:dict, dpi:int=110) -> Path:
+    "Save `fig` as PNG with the numbers it draws (`table_numbers`) as JSON in its metadata."
+    fig.savefig(path, dpi=dpi, metadata={'Software': None, FIGURE_KEY: json.dumps(numbers, sort_keys=True)})   # no version: the same bytes on every run
+    return Path(path)
+
+def figure_numbers(path:str|os.PathLike) -> dict|None:
+    "The numbers a figure saved by `save_figure` draws; None for a figure that does not carry them."
+    from PIL import Image
+    with Image.open(path) as im: text = getattr(im, 'text', {}).get(FIGURE_KEY)
+    return None if text is None else json.loads(text)
 
 # %% ../nbs/13_experiments.ipynb #b95f979c
 def md_cell(v) -> str|object:

@@ -110,6 +110,7 @@ class CachedJudge:
         self.hits, self.track_cuts = 0, track_cuts   # track_cuts: count the prompts a truncating judge cut, per pair
         self.cuts, self._cut = Counter(), set()       # pair id -> prompts cut (cached answers included); keys cut
         self.progress = None   # None, or a callable(n) told as questions and rewrites are answered (cache or judge)
+        self.chunk = 128       # with `progress`: questions asked per judge call, so that progress is told within a long pair
 
     @property
     def judge(self):
@@ -135,7 +136,14 @@ class CachedJudge:
             def advance(n): told[0] += n; tell(n)
             j = self.judge if tell is not None else None
             if j is not None: j.progress = advance   # backends that report as they go (transformers, openai)
-            try: answers = ask([items[i] for i in miss], [keys[i] for i in miss])
+            try:   # told as they come: in chunks when someone listens, so that one long pair shows progress too
+                step = self.chunk if tell is not None and self.chunk else len(miss)
+                answers = []
+                for s in range(0, len(miss), step):
+                    part = miss[s:s + step]
+                    before = told[0]
+                    answers += ask([items[i] for i in part], [keys[i] for i in part])
+                    if tell is not None and step < len(miss) and len(part) > told[0] - before: advance(len(part) - (told[0] - before))
             finally:
                 if j is not None: j.progress = None
             if tell is not None and len(miss) > told[0]: tell(len(miss) - told[0])   # the rest, for the others
