@@ -1,6 +1,6 @@
 """A screenshot of a local HTML page (a `posh report` page) in Debian's headless chromium, for the README.
 
-    python tools/report_screenshot.py report.html figures/report_iiw400.png [--width 1100] [--height 1400]
+    python tools/report_screenshot.py report.html figures/screenshots/report_iiw400.png [--width 1100] [--height 1400]
 
 Drives /usr/bin/chromium (or POSH_CHROMIUM) through Playwright, as tests/test_report_browser.py does (`make chromium`
 installs it), and saves the top WIDTH x HEIGHT CSS pixels of the page as an 8-bit palette PNG (small enough to commit).
