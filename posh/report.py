@@ -156,13 +156,14 @@ def read_systems(specs:Sequence[str],           # `NAME=PATH` or `PATH` per syst
                  pairs:Sequence[str]=(),        # `NAME=PATH` or `PATH`: the input file a system scored (its texts, for the highlight views)
                  progress:bool=False,           # progress lines on stderr
                  workers:int|None=None,         # processes reading files (default: up to 2 for inputs over 20 MB, else 1)
+                 long_input:float=5e6,          # bytes of scores from which `progress` shows (below, bad input is the one line shown)
                 ) -> list[SystemScores]:
     "Each system's scores (`read_scored`), read in parallel when large, with the texts of its pairs from `pairs`."
     named = system_specs(specs)
     for _, path in named: _open(path).close()   # a missing file fails before any work
     size = sum(Path(p).stat().st_size for _, p in named)
     if workers is None: workers = min(2, len(named), os.cpu_count() or 1) if size > 20e6 else 1
-    progress = progress and size > 5e6   # progress only on long inputs: otherwise bad input is the one line shown
+    progress = progress and size > long_input
     if progress: _say(f"reading {len(named)} files ({size / 1e6:,.1f} MB{f', {workers} processes' if workers > 1 else ''})")
     tasks = [(n, p, progress) for n, p in named]
     if workers > 1:
@@ -460,13 +461,14 @@ def build_report(systems:Sequence[str]|Sequence[SystemScores],  # `NAME=PATH` / 
                  disagree:int=3,            # most-disagreeing pairs shown
                  n_boot:int=1000, seed:int=42, level:float=0.95,
                  title:str='PoSh report',
-                 progress:bool=False,       # progress lines on stderr
+                 progress:bool=False,       # progress lines on stderr, on long inputs (`read_systems`; 5,000 pairs or more)
+                 long_input:float=5e6,      # bytes of scores from which the reading shows progress
                 ) -> Report:
     "The report on one or more systems' `posh score` outputs: header, leaderboard, distributions, where the errors are, what goes wrong most, worst and most-disagreeing pairs."
     if systems and isinstance(systems[0], SystemScores): systems = list(systems)
-    else: systems = read_systems(list(systems), pairs, progress)
+    else: systems = read_systems(list(systems), pairs, progress, long_input=long_input)
     if not systems: raise InputError("no scored file given")
-    say = _say if progress and sum(len(s.pairs) for s in systems) >= 5000 else (lambda line: None)   # long inputs only
+    say = _say if progress and (sum(len(s.pairs) for s in systems) >= 5000 or not long_input) else (lambda line: None)
     note = signature_note(systems)
     if note and not allow_mixed:
         raise InputError(f"the files were scored with different signatures, so their scores are not comparable: {note} "
