@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 PIP := $(BIN)/python -m pip
 
-.PHONY: java demo test setup setup-dev export readme check-sync nbtest pytest lab clean-venv
+.PHONY: java chromium demo test setup setup-dev export readme check-sync nbtest pytest lab clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -47,6 +47,15 @@ java:
 	  $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --no-install-recommends default-jre-headless; \
 	fi
 
+# The browser tests (tests/test_report_browser.py: `posh report` and the highlight view rendered headless) drive Debian's
+# chromium through Playwright: install it only when `chromium` is absent (apt-get; sudo when not root). Playwright's
+# own browser download is not used.
+chromium:
+	@if ! command -v chromium >/dev/null 2>&1; then \
+	  echo "chromium not found: installing Debian's chromium with apt-get"; \
+	  $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+	fi
+
 setup: $(VENV)/.posh-runtime
 setup-dev: $(VENV)/.posh-dev
 
@@ -76,7 +85,7 @@ nbtest: setup-dev
 
 # pytest exits 5 when it collects no test: that is not a failure here. POSH_TEST_TORCH: the torch the wheel test
 # (tests/test_wheel.py) installs into its fresh venv, the same pin as here.
-pytest: setup-dev
+pytest: setup-dev chromium
 	POSH_TEST_TORCH="$(TORCH)" $(BIN)/python -m pytest -q tests; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
 # JupyterLab on nbs/ with the [notebooks] extra (jupyterlab, papermill, seaborn, matplotlib) in the runtime venv.
@@ -91,7 +100,7 @@ $(VENV)/.posh-notebooks: $(VENV)/.posh-runtime
 lab: $(VENV)/.posh-notebooks
 	$(BIN)/jupyter lab --notebook-dir=nbs $(LAB_ROOT) $(LAB_ARGS)
 
-test: check-sync nbtest pytest
+test: chromium check-sync nbtest pytest
 
 clean-venv:
 	rm -rf $(VENV)

@@ -33,7 +33,7 @@ setuptools.setup(
     package_data={'posh.resources': ['*']},
     python_requires='>=' + cfg['min_python'],
     install_requires=_reqs('requirements'),
-    extras_require={k: _reqs(f'{k}_requirements') for k in ('dev', 'paper', 'notebooks', 'smollm2', 'ray')},
+    extras_require={k: _reqs(f'{k}_requirements') for k in ('dev', 'paper', 'notebooks', 'smollm2', 'ray', 'report')},
     entry_points={'console_scripts': cfg.get('console_scripts', '').split(),
                   'nbdev': [f'{cfg["lib_path"]}={cfg["lib_path"]}._modidx:d']},
     zip_safe=False,

@@ -17,8 +17,8 @@ __all__ = ['OUTPUT_FIELDS', 'ELEMENT_FIELDS', 'OUTPUT_FORMATS', 'CALL_SECONDS', 
            'write_parquet', 'write_records', 'ScoreRun', 'plural', 'Progress', 'score_rows', 'check_writable',
            'input_columns', 'check_paths', 'ready_judge', 'omission_words_map', 'row_words', 'call_seconds',
            'warn_long', 'Say', 'print_corpus', 'cmd_score', 'write_html', 'cmd_graph', 'cmd_demo', 'engine_opts',
-           'cmd_score_ray', 'add_graph_args', 'add_metric_args', 'add_server_args', 'add_score_args', 'build_parser',
-           'main']
+           'cmd_score_ray', 'add_graph_args', 'add_metric_args', 'add_server_args', 'add_score_args', 'add_report_args',
+           'cmd_report', 'build_parser', 'main']
 
 # %% ../nbs/08_cli.ipynb #050b3e5a
 def example_pairs() -> list[dict]:
@@ -685,6 +685,25 @@ def add_score_args(sp):
                     help='a malformed row, a pair too long for the judge or a judge error on one pair: stop (exit '
                          'non-zero; completed pairs are written) or skip (an error row; go on)')
 
+def add_report_args(sp):
+    "Options of `posh report` (posh.report, nbs/16_report)."
+    sp.add_argument('systems', nargs='+', metavar='SCORES',
+                    help="a system's `posh score --granular` output (JSONL, or .jsonl.gz), as NAME=PATH or PATH (named by its stem)")
+    sp.add_argument('-o', '--output', required=True, help='the report: one self-contained HTML file')
+    sp.add_argument('--pairs', action='append', metavar='INPUT', default=[],
+                    help="the input file a system scored, as NAME=PATH or PATH (named by its stem): the texts of the highlight views; repeat per system")
+    sp.add_argument('--allow-mixed', action='store_true', help='build even when the files have different signatures (flagged at the top)')
+    sp.add_argument('--top', type=_at_least(1), default=10, help='lemmas per table of what goes wrong most (default 10)')
+    sp.add_argument('--worst', type=_at_least(0), default=3, help='lowest-F1 pairs shown per system (default 3)')
+    sp.add_argument('--disagree', type=_at_least(0), default=3, help='pairs shown where the systems disagree most (default 3)')
+    sp.add_argument('--title', default='PoSh report', help="the page's title")
+    sp.add_argument('-q', '--quiet', action='store_true', help='no progress lines')
+
+def cmd_report(args) -> int:
+    "`posh report`: see `posh.report.cmd_report` (nbs/16_report)."
+    from posh.report import cmd_report as run
+    return run(args)
+
 def build_parser() -> argparse.ArgumentParser:
     "The `posh` argument parser with its subcommands."
     p = argparse.ArgumentParser(prog='posh', description='PoSh: scene-graph guided LLM-as-a-judge scores for '
@@ -701,6 +720,8 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument('--pairs', type=int, default=1, choices=range(1, len(example_pairs()) + 1), help='how many bundled pairs')
     d.add_argument('--top', type=int, default=5, help='how many mistakes and omissions to show')
     add_metric_args(d); add_server_args(d); d.set_defaults(func=cmd_demo)
+    r = sub.add_parser('report', help="one HTML page on the scores of one or more systems (posh score --granular outputs)")
+    add_report_args(r); r.set_defaults(func=cmd_report)
     return p
 
 def main(argv:list[str]|None=None) -> int:
