@@ -686,7 +686,7 @@ def add_score_args(sp):
                          'non-zero; completed pairs are written) or skip (an error row; go on)')
 
 def add_report_args(sp):
-    "Options of `posh report` (posh.report, nbs/16_report)."
+    "Options of `posh report` (posh.report, nbs/07b_report)."
     sp.add_argument('systems', nargs='+', metavar='SCORES',
                     help="a system's `posh score --granular` output (JSONL, or .jsonl.gz), as NAME=PATH or PATH (named by its stem)")
     sp.add_argument('-o', '--output', required=True, help='the report: one self-contained HTML file')
@@ -700,7 +700,7 @@ def add_report_args(sp):
     sp.add_argument('-q', '--quiet', action='store_true', help='no progress lines')
 
 def cmd_report(args) -> int:
-    "`posh report`: see `posh.report.cmd_report` (nbs/16_report)."
+    "`posh report`: see `posh.report.cmd_report` (nbs/07b_report)."
     from posh.report import cmd_report as run
     return run(args)
 

@@ -294,7 +294,7 @@ def _hub_cached(repo:str) -> bool:
 def missing_pieces(parser:str, coref:str, judge) -> list[str]:
     "What the extraction (`parser`, `coref`) and the judge (a spec string) need and this machine lacks, each with how to get it; nothing is loaded."
     import importlib.util
-    from posh.graphs import PARSER_ALIASES, PARSER_HELP
+    from posh.scene_graph import PARSER_ALIASES, PARSER_HELP
     from posh import vllm_judge
     out = []
     if isinstance(judge, str) and parse_judge_spec(judge)[0] == 'vllm':

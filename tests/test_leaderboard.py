@@ -5,7 +5,7 @@ The notebook uses the shared judge-answer cache (<repo>/.cache/posh): after `nbd
 first) every pair is cached and this run makes no judge call. Outputs go to a temporary folder, so a stale file from
 an earlier run can never pass for a fresh one.
 """
-import json
+import json, shutil
 from pathlib import Path
 
 import numpy as np
@@ -103,9 +103,11 @@ def test_leaderboard_fixtures_rebuild(tmp_path):
 def test_variant_run_keeps_the_committed_results(tmp_path):
     """A papermill run with other parameters than the committed defaults (`-p n_boot 200`), with the default output
     folders, writes under its own run name; the committed run's folder is not touched (issue 16, item 2). The run
-    happens in a second clone (settings.ini, posh/, nbs/), so this checkout's results are never written."""
+    happens in a second clone (settings.ini, posh/, nbs/, the fixtures it reads: a clone reads its own data/), so this
+    checkout's results are never written."""
     clone = tmp_path/'clone'
     (clone/'posh').mkdir(parents=True); (clone/'nbs').mkdir()
+    shutil.copytree(ROOT/'data'/'fixtures', clone/'data'/'fixtures')
     (clone/'settings.ini').write_text('[DEFAULT]\nlib_name = posh\n')
     (clone/'nbs'/NB.name).write_bytes(NB.read_bytes())
     pm.execute_notebook(str(clone/'nbs'/NB.name), str(tmp_path/'variant.out.ipynb'), cwd=str(clone/'nbs'), kernel_name='python3',

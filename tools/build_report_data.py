@@ -1,4 +1,4 @@
-"""Score the real IIW-400 descriptions for `posh report` (nbs/16_report.ipynb, tests/test_report_browser.py).
+"""Score the real IIW-400 descriptions for `posh report` (nbs/07b_report.ipynb, tests/test_report_browser.py).
 
     python tools/build_report_data.py [--data DATA_DIR] [--pairs N] [--cache-dir DIR]
 
