@@ -210,7 +210,7 @@ class TransformersJudge(Judge):
         self.calls += len(prompts)
         return out
 
-# %% ../nbs/02a_transformers_judge.ipynb #7e9152f1
+# %% ../nbs/02a_transformers_judge.ipynb #5d223ab6
 def gguf_to_hf(gguf_path: str | os.PathLike,   # a .gguf file
                out_dir: str | os.PathLike,     # the Hugging Face folder to write (replaced when it exists)
                dtype: str = 'float32') -> Path: # torch dtype name of the saved weights
