@@ -27,9 +27,9 @@ MODES = {'vllm, no prefix cache': dict(enable_prefix_caching=False),
 
 def workload(n_pairs: int, n_questions: int):
     "(warm-up request, [(pair id, requests)]) on real IIW-400 pairs."
-    import spacy
     from judge_prefix import questions
-    nlp = spacy.load('en_core_web_sm')
+    from posh.graphs import load_parser
+    nlp = load_parser('en_core_web_sm')
     rows = [json.loads(l) for l in open(ROOT / 'data' / 'iiw400' / 'p5b_vs_human_sxs.jsonl')]
     warm = questions(nlp, rows[-1], 2)[0]
     return warm, [(r['id'], questions(nlp, r, n_questions)) for r in rows[:n_pairs]]

@@ -55,9 +55,10 @@ def greedy(judge):
 
 @pytest.fixture(scope='module')
 def hf():
-    "TransformersJudge on the same folder, float32, all in one batch row at a time (no padding)."
+    "TransformersJudge on the same folder, float32 on CPU (on a GPU too: the comparison is in float32)."
+    import torch
     from posh.transformers_judge import TransformersJudge
-    return TransformersJudge(str(MODEL), device='cpu', batch_size=1)
+    return TransformersJudge(str(MODEL), device='cpu', dtype=torch.float32)
 
 
 def real_questions(n: int) -> list[JudgeRequest]:
