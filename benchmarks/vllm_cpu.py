@@ -19,10 +19,10 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'benchmarks'))
 MODEL = ROOT / '.venv-vllm' / 'models' / 'smollm2-135m-instruct'
-MODES = {'vllm, no prefix cache': dict(enable_prefix_caching=False),
-         'vllm, prefix cache, block 128': dict(block_size=128),
-         'vllm, prefix cache, block 32': dict(block_size=32),
-         'llama.cpp server': None, 'transformers': None}
+MODES = {'vllm-nocache': dict(enable_prefix_caching=False),   # vLLM, prefix caching off
+         'vllm-block128': dict(block_size=128),              # prefix caching on, vLLM's CPU default block
+         'vllm-block32': dict(block_size=32),                # prefix caching on, VLLMJudge's CPU default block
+         'llama.cpp': None, 'transformers': None}
 
 
 def workload(n_pairs: int, n_questions: int):
@@ -41,7 +41,7 @@ def make(mode: str, eager: bool):
         from posh.vllm_judge import VLLMJudge
         kw = dict(MODES[mode], enforce_eager=True) if eager else MODES[mode]
         return VLLMJudge(str(MODEL), dtype='float32', **kw), None
-    if mode == 'llama.cpp server':
+    if mode == 'llama.cpp':
         from posh.llama_server import LlamaCppServer
         from posh.openai_judge import OpenAIJudge
         server = LlamaCppServer(n_ctx=4096, n_threads=int(os.environ.get('OMP_NUM_THREADS', '2'))).start()
