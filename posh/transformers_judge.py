@@ -14,7 +14,7 @@ from .judges import BackendUnavailable, ChatEncoder, ContextLengthError, Judge, 
 
 
 # %% auto #0
-__all__ = ['TransformersJudge']
+__all__ = ['TransformersJudge', 'gguf_to_hf']
 
 # %% ../nbs/02a_transformers_judge.ipynb #ccf4df32
 def _load_causal_lm(model, gguf_file, dtype, device):
@@ -209,3 +209,25 @@ class TransformersJudge(Judge):
                 self._advance(len(rows))
         self.calls += len(prompts)
         return out
+
+# %% ../nbs/02a_transformers_judge.ipynb #5d223ab6
+def gguf_to_hf(gguf_path: str | os.PathLike,   # a .gguf file
+               out_dir: str | os.PathLike,     # the Hugging Face folder to write (replaced when it exists)
+               dtype: str = 'float32') -> Path: # torch dtype name of the saved weights
+    "Write a GGUF model as a Hugging Face folder (dequantized weights, config, tokenizer and chat template); return the folder."
+    import shutil, torch
+    src = Path(gguf_path).expanduser()
+    if src.suffix != '.gguf' or not src.is_file(): raise FileNotFoundError(f"gguf_to_hf needs an existing .gguf file, not {str(gguf_path)!r}")
+    if not isinstance(getattr(torch, dtype, None), torch.dtype): raise ValueError(f"dtype must name a torch dtype ('float32', 'bfloat16', ...), not {dtype!r}")
+    lm = _load_causal_lm(str(src), None, getattr(torch, dtype), 'cpu')
+    tok = load_tokenizer(str(src))
+    lm.hf_quantizer = None                    # transformers' GGUF quantizer: the tensors are already dequantized
+    if hasattr(lm.config, 'quantization_config'): del lm.config.quantization_config
+    lm.is_quantized = False
+    out = Path(out_dir).expanduser()
+    tmp = out.with_name(out.name + '.partial')   # written aside, then moved: a broken run leaves no half folder at `out`
+    shutil.rmtree(tmp, ignore_errors=True)
+    lm.save_pretrained(tmp); tok.save_pretrained(tmp)
+    shutil.rmtree(out, ignore_errors=True)
+    tmp.rename(out)
+    return out

