@@ -1,7 +1,7 @@
 """The README is the front door: short, findable by its headings, and every command and code block in it runs.
 
 Each fenced `python` or `sh` block of README.md is run as written, from a scratch folder that holds the inputs the
-README names (`pairs.jsonl` and `pairs.csv`, made from the bundled IIW-400 example), with this environment's `posh`
+README names (`pairs.jsonl` and `pairs.csv`, made from the bundled IIW-400 example, and the repository's `data/`), with this environment's `posh`
 and python first on PATH. A block that cannot run here starts with the line `# not run in the tests: WHY` and is
 reported as skipped with that reason; `text` blocks show output and are not run.
 """
@@ -49,13 +49,14 @@ def test_links_resolve():
 def scratch(tmp_path_factory):
     "A folder with the inputs the README's commands name, and an environment whose PATH starts with this venv."
     d = tmp_path_factory.mktemp('readme')
+    (d / 'data').symlink_to(ROOT / 'data')   # the README's commands name the repository's data/ (run from its root)
     pairs = example_pairs()[:2]
     (d / 'pairs.jsonl').write_text(''.join(json.dumps(p) + '\n' for p in pairs))
     with open(d / 'pairs.csv', 'w', newline='') as f:
         w = csv.writer(f); w.writerow(['image_id', 'caption', 'references', 'model'])
         for p in pairs: w.writerow([p['id'], p['generation'], p['reference'], 'PaLI-5B'])
     env = {**os.environ, 'PATH': f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-           'POSH_REPO': str(ROOT), 'OMP_NUM_THREADS': os.environ.get('OMP_NUM_THREADS', '2')}
+           'OMP_NUM_THREADS': os.environ.get('OMP_NUM_THREADS', '2')}
     return d, env
 
 
