@@ -71,9 +71,10 @@ def to_rows(marks:dict, caps:dict, annotator:str, where:str) -> list[dict]:
 def agreement(first:list[dict], second:list[dict]) -> dict:
     "Relaxed span F1 and token macro F1 of `second` against `first` on the captions both annotated (tools/build_granular_dev.py's measures)."
     from dataclasses import asdict
-    import numpy as np, spacy
+    import numpy as np
+    from posh.graphs import load_parser
     from posh.meta_eval import labelled_tokens, overlaps, macro_f1, relaxed_span_agreement
-    nlp = spacy.load('en_core_web_sm')                 # the protocol's tokens (tools/build_granular_dev.py's PARSER)
+    nlp = load_parser('en_core_web_sm')                 # the protocol's tokens (tools/build_granular_dev.py's PARSER)
     by = {r['id']: r for r in first}
     pairs = [(by[r['id']], r) for r in second]
     out = {}
