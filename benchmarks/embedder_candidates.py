@@ -71,7 +71,7 @@ def record(model, dev):
 
 def map_table(questions, seeds):
     "(direction.kind, questions, unsupported) -> (mean out-of-fold AUROC, mean log loss) over the fold seeds."
-    from posh.embedding_judge import FEATURES
+    from posh.judge_features import FEATURES
     from posh.judge_fit import QUADRATIC, QUADRATIC_L2
     from posh.meta_eval import auroc
     from map_forms import out_of_fold_probabilities, log_loss

@@ -14,21 +14,29 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 BASE_COMMIT = 'cdca388'   # main when issue 8 was opened: the "before" extractor
 
+GRAPH_MODULES = ('coref', 'scene_graph', 'rules_v2', 'rules_reference', 'graphs')   # the extraction's modules (up to 0ca020d: coref and graphs)
+
 def import_base(commit:str, folder:Path):
-    "The `GraphExtractor` of `commit`, from its posh/graphs.py and posh/coref.py, as the package `posh_base`."
+    """The `GraphExtractor` of `commit`, from its extraction modules (posh/coref.py and posh/graphs.py, and since issue 47
+    posh/scene_graph.py, posh/rules_v2.py and posh/rules_reference.py), as the package `posh_base`."""
     try:
-        data = subprocess.run(['git', '-C', str(ROOT), 'archive', commit, 'posh/graphs.py', 'posh/coref.py'],
-                              capture_output=True, check=True).stdout
+        listed = subprocess.run(['git', '-C', str(ROOT), 'ls-tree', '--name-only', commit, 'posh/'],
+                                capture_output=True, check=True, text=True).stdout.split()
+        paths = [f'posh/{m}.py' for m in GRAPH_MODULES if f'posh/{m}.py' in listed]
+        data = subprocess.run(['git', '-C', str(ROOT), 'archive', commit, *paths], capture_output=True, check=True).stdout
     except (subprocess.CalledProcessError, FileNotFoundError) as e:
         raise SystemExit(f"cannot read commit {commit} with git archive ({e}); run from a full clone "
                          f"(git fetch --unshallow) or pass --base with a commit you have")
     pkg = folder / 'posh_base'; pkg.mkdir()
     (pkg / '__init__.py').write_text('')
+    names = [Path(p).stem for p in paths]
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
         for m in tar.getmembers():
             if not m.isfile(): continue
-            src = tar.extractfile(m).read().decode().replace('from posh.coref import', 'from posh_base.coref import')
-            (pkg / Path(m.name).name).write_text(src.replace('from .coref import', 'from posh_base.coref import'))
+            src = tar.extractfile(m).read().decode()
+            for n in names:
+                src = src.replace(f'from posh.{n} import', f'from posh_base.{n} import').replace(f'from .{n} import', f'from posh_base.{n} import')
+            (pkg / Path(m.name).name).write_text(src)
     sys.path.insert(0, str(folder))
     return importlib.import_module('posh_base.graphs').GraphExtractor
 

@@ -9,7 +9,7 @@ Comprehensiveness at Spearman 0.45; the length difference, words(generation) - w
 prints where that correlation comes from, with 95% bootstrap intervals over the pairs
 (`posh.meta_eval.spearman_interval`, 2,000 resamples, seed 42):
 - each text's length alone (words, and its distinct content lemmas as the embedding judge reads a text:
-  `posh.embedding_judge.TargetText`, WordNet lemmas without stop words);
+  `posh.judge_features.TargetText`, WordNet lemmas without stop words);
 - PoSh's recall (and its precision), and the number of reference elements it counts (its denominator);
 - a lexical recall: the share of the reference's content lemma types that the generation uses;
 - partial Spearman given the reference's length (`posh.meta_eval.partial_spearman_interval`): the Pearson correlation
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def measures(pairs, scores, lex) -> dict[str, np.ndarray]:
     "name -> one value per pair (`lex`: the embedding judge's WordNet lemma index, for its own reading of a text)."
-    from posh.embedding_judge import TargetText
+    from posh.judge_features import TargetText
     gw = np.array([len(p.generation.split()) for p in pairs], float)
     rw = np.array([len(p.reference.split()) for p in pairs], float)
     G = [TargetText.from_text(p.generation, lex) for p in pairs]   # the distinct content lemmas, as the judge reads them
@@ -59,7 +59,7 @@ def main(argv=None):
     from posh.data import load_iiw400, load_granular_dev
     from posh.metric import PoSh
     from posh.meta_eval import spearman_interval, partial_spearman_interval
-    from posh.embedding_judge import load_lexicon
+    from posh.judge_features import load_lexicon
     pairs = load_iiw400()
     on_dev = {a.key.split('-')[0] for a in load_granular_dev()}
     m = PoSh('embedded')

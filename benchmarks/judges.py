@@ -242,8 +242,8 @@ def paraphrase_questions(split: str, extractor, path=PARAPHRASE) -> list[tuple]:
 
 def fit(args):
     "Refit the embedding judge's calibration on the dev half and write it (a new version)."
-    from posh.embedding_judge import (FEATURES, fit_calibration, CALIBRATION_RESOURCE, PhraseVectors, TargetIndex,
-                                      question_features, load_lexicon)
+    from posh.judge_features import FEATURES, PhraseVectors, TargetIndex, question_features, load_lexicon
+    from posh.calibration import fit_calibration, CALIBRATION_RESOURCE
     dev = load_probe(args.probe, 'dev')
     reqs = probe_requests(dev)
     kinds, ys = [q['kind'] for q in dev], [q['label'] for q in dev]

@@ -1,4 +1,4 @@
-"""Which form each map of the generation's elements takes: linear or quadratic (nbs/03a), and at what L2 penalty, chosen
+"""Which form each map of the generation's elements takes: linear or quadratic (nbs/03b), and at what L2 penalty, chosen
 on the granular dev set's human labels by out-of-fold log loss of the labelled questions (nbs/14_judge_fit).
 
     OMP_NUM_THREADS=2 .venv/bin/python benchmarks/map_forms.py                 # the generation's three maps
@@ -21,7 +21,8 @@ FORMS = [('linear', 1.0)] + [('quadratic', l2) for l2 in (10.0, 30.0, 100.0, 300
 
 def out_of_fold_probabilities(questions, direction, kind, quadratic, l2, seed, k=5):
     "P(supported) of each question of one map from the fold that held its pair out (`posh.meta_eval.out_of_fold`), and the labels."
-    from posh.embedding_judge import Calibration, EMBEDDING_MODEL
+    from posh.judge_features import EMBEDDING_MODEL
+    from posh.calibration import Calibration
     from posh.judge_fit import fitted_map
     from posh.meta_eval import out_of_fold
     rows = [q for q in questions if q.direction == direction and q.kind == kind]
@@ -46,7 +47,7 @@ def main(argv=None):
     ap.add_argument('--seeds', type=int, nargs='+', default=[0, 1, 2], help='fold seeds')
     args = ap.parse_args(argv)
     from posh.data import load_granular_dev
-    from posh.embedding_judge import FEATURES
+    from posh.judge_features import FEATURES
     from posh.judge_fit import labelled_questions
     from posh.meta_eval import auroc
     qs = labelled_questions(load_granular_dev())

@@ -20,9 +20,10 @@ beats it only if fewer than about k of its elements per direction are judged wro
 The table prints k, N, that bound, and how many elements of the paraphrase this judge scores below 3 (PoSh's
 presence threshold is 2; 3 is the scale's middle).
 
-The baseline judge is the module posh/embedding_judge.py and its calibration at revision --baseline, read with
-`git show` and loaded beside the current one (so it must import from the current package: the judge's
-dependencies, graphs and templates, are the current ones).
+The baseline judge is the judge's modules (posh/embedding_judge.py, and since the split posh/judge_features.py and
+posh/calibration.py) and its calibration at revision --baseline, read with `git show` and loaded beside the current
+one (so it must import from the current package: the judge's other dependencies, graphs and templates, are the
+current ones).
 """
 import argparse, importlib.util, json, re, subprocess, sys, tempfile, time
 from pathlib import Path
@@ -35,16 +36,26 @@ VARIANTS = ('reference', 'paraphrase', 'colour_swapped', 'object_swapped', 'repe
 BASELINE = '7e1471a'   # the cal3 embedding judge (before the judge read the text: issue 17); 5227bd0's (cal2) no longer imports with this package
 
 
+JUDGE_MODULES = ('judge_features', 'calibration', 'embedding_judge')   # the judge's modules in import order (up to 0ca020d, embedding_judge alone)
+
+
 def baseline_judge(rev: str):
-    "An EmbeddingJudge built from posh/embedding_judge.py and its calibration at git revision `rev`."
+    """An EmbeddingJudge built from the judge's modules and its calibration at git revision `rev`: posh/embedding_judge.py
+    alone at revisions before the judge was split, else posh/judge_features.py, posh/calibration.py and
+    posh/embedding_judge.py, each loaded as `posh._baseline_<name>` and importing the other two from the revision."""
     def show(path): return subprocess.run(['git', 'show', f'{rev}:{path}'], cwd=ROOT, check=True,
                                           capture_output=True, text=True).stdout
-    name = 'posh._baseline_embedding_judge'
-    spec = importlib.util.spec_from_loader(name, loader=None)
-    mod = importlib.util.module_from_spec(spec)
-    mod.__package__ = 'posh'
-    sys.modules[name] = mod
-    exec(compile(show('posh/embedding_judge.py'), f'{rev}:posh/embedding_judge.py', 'exec'), mod.__dict__)
+    def exists(path): return subprocess.run(['git', 'cat-file', '-e', f'{rev}:{path}'], cwd=ROOT, stderr=subprocess.DEVNULL).returncode == 0
+    names = [n for n in JUDGE_MODULES if exists(f'posh/{n}.py')]
+    mod = None
+    for n in names:
+        code = show(f'posh/{n}.py')
+        for other in names: code = re.sub(rf'from \.{other} import', f'from ._baseline_{other} import', code)
+        name = f'posh._baseline_{n}'
+        mod = importlib.util.module_from_spec(importlib.util.spec_from_loader(name, loader=None))
+        mod.__package__ = 'posh'
+        sys.modules[name] = mod
+        exec(compile(code, f'{rev}:posh/{n}.py', 'exec'), mod.__dict__)
     cal = Path(tempfile.mkdtemp(prefix='posh-baseline-')) / 'calibration.json'
     cal.write_text(show('posh/resources/embedding_judge_calibration.json'))
     return mod.EmbeddingJudge(calibration=str(cal))

@@ -364,7 +364,7 @@ def _head(e) -> str:
     ms = sorted(e.mentions, key=lambda m: m.start)
     return ms[0].text if ms else e.name
 
-def graph_segments(graph,  # a posh.graphs.SceneGraph
+def graph_segments(graph,  # a posh.scene_graph.SceneGraph
                    doc,    # the parse of graph.text
                   ) -> list[Segment]:
     "The scene-graph elements as segments, as the reference builds them: 'head', 'attribute head', 'head relation tail' (part-of included)."
@@ -478,7 +478,7 @@ class FourGramEmbedV0:
         return [self(g, r) for g, r in zip(gens, refs)]
 
 # %% ../nbs/12_baselines.ipynb #a569e578
-def graph_components(graph) -> list[EmbedElement]: # a posh.graphs.SceneGraph (or the same shape)
+def graph_components(graph) -> list[EmbedElement]: # a posh.scene_graph.SceneGraph (or the same shape)
     "The scene-graph components as texts with spans: objects, 'attribute object', 'subject relation object'."
     ents = {e.id: e for e in graph.entities}; out = []
     for e in graph.entities:

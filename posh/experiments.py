@@ -162,7 +162,7 @@ def granular_scores(metric,                     # a posh.metric.PoSh: its parser
                     seed:int=42,                # seed of the random baseline
                     parser_gpu:bool=False) -> GranularScores:
     "The DOCENT granular protocol's token scores of PoSh and the granular baselines on `annotations`."
-    from posh.graphs import load_parser
+    from posh.scene_graph import load_parser
     from posh.meta_eval import parse_texts, token_labels, posh_token_scores
     from posh.embedder import load_embedder, EMBEDDED_EMBEDDER, PAPER_EMBEDDER
     from posh.baselines import FourGramEmbed, SGEmbed, random_token_scores

@@ -6,7 +6,8 @@
 from __future__ import annotations
 import re
 from dataclasses import dataclass
-from .graphs import Span, COLOURS
+from .coref import COLOURS
+from .scene_graph import Span
 from .templates import Element
 
 # %% auto #0

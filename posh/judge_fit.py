@@ -8,7 +8,9 @@ import math
 from dataclasses import dataclass, replace
 from typing import Sequence
 import numpy as np
-from .embedding_judge import EmbeddingJudge, Calibration, FEATURES, GRAPH_FEATURES, EMBEDDING_MODEL, fit_logistic, fit_quadratic, load_calibration
+from .judge_features import FEATURES, GRAPH_FEATURES, EMBEDDING_MODEL
+from .calibration import Calibration, fit_logistic, fit_quadratic, load_calibration
+from .embedding_judge import EmbeddingJudge
 from .meta_eval import overlaps
 from .metric import PoSh
 from .scoring import coarse
@@ -94,12 +96,12 @@ def labelled_questions(annotations:Sequence, # GranularAnnotation with one refer
 
 # %% ../nbs/14_judge_fit.ipynb #jf000012
 FITTED = ('precision',)   # the directions whose maps are fitted on human labels; the others keep the probe's map
-PROBE_RESOURCE = 'resources/embedding_judge_calibration_probe.json'   # fitted on the judge probe set (nbs/03a, below)
+PROBE_RESOURCE = 'resources/embedding_judge_calibration_probe.json'   # fitted on the judge probe set (nbs/03c measures it)
 PROBE_TEXT_FEATURES = ('attribute_contradicted', 'side_contradicted',   # the text features the probe's map is fitted on:
                        'attribute_in_text', 'attribute_with_entity',    # the contradictions, and the lexical ones of
                        'predicate_with_ends', 'ends_together')          # attributes and relations (no entity's: nbs/14)
 REBIASED = ('recall.relation',)   # maps with the probe's weights and a bias fitted on the human labels (below)
-QUADRATIC = ('precision.entity', 'precision.attribute')   # fitted maps of the quadratic form (nbs/03a), chosen below
+QUADRATIC = ('precision.entity', 'precision.attribute')   # fitted maps of the quadratic form (nbs/03b), chosen below
 QUADRATIC_L2 = 100.0   # their L2 penalty (on standardized terms), chosen with them by out-of-fold log loss
 
 def probe_features(kind:str, x:Sequence[float]) -> list[float]:
@@ -149,7 +151,7 @@ def fit_judge_calibration(questions:Sequence[LabelledQuestion], # `labelled_ques
     directions `fitted`, taken from `base` (extended with zero weights) for the others. A map named in `rebiased`
     keeps `base`'s weights and gets the bias that fits the human labels of its questions best (`fit_logistic` with
     no features and their `w . x` as its offset). A map named in `quadratic` is fitted in the quadratic form
-    (nbs/03a: standardized features and their pairwise products) with the penalty `quadratic_l2`."""
+    (nbs/03b: standardized features and their pairwise products) with the penalty `quadratic_l2`."""
     W, B, Q = {}, {}, {}
     names = {f"{d}.{k}" for d in ('precision', 'recall') for k in FEATURES}
     for what, given in (('rebiased', rebiased), ('quadratic', quadratic)):

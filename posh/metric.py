@@ -8,7 +8,8 @@ import functools, hashlib, json, os, sqlite3, sys, time, warnings
 from dataclasses import dataclass, asdict, field
 from pathlib import Path
 import posh
-from .graphs import EMBEDDED_GRAPHS, GraphExtractor, SceneGraph, Span, get_rules
+from .scene_graph import SceneGraph, Span
+from .graphs import EMBEDDED_GRAPHS, GraphExtractor, get_rules
 from .framing import framing_elements, framing_setting
 from .templates import Element, load_prompts, estimate_calls
 from .scoring import score_graphs, PairScore, check_weights, scores_frame, elements_frame
@@ -24,7 +25,7 @@ __all__ = ['CONFIGS', 'SCOPES', 'judge_can_rewrite', 'judge_signature', 'content
 # %% ../nbs/05_posh.ipynb #0dc476d5
 CONFIGS = {
     'embedded': dict(**EMBEDDED_GRAPHS, judge='embedding:all-MiniLM-L6-v2',
-                     threshold=2.0, rewrites='llm', batch_size=128,  # the judge: nbs/03a; large chunks fill its phrase batches
+                     threshold=2.0, rewrites='llm', batch_size=128,  # the judge: nbs/03c; large chunks fill its phrase batches
                      entity_spans='heads',        # an entity's words stop at its own modifiers (`entity_head_spans`)
                      framing='shot+facing+position',   # the shot's angle, distance, setting, which way things face and where they are in the frame, checked in the granular mistakes and omissions (nbs/04b)
                      scope='modifiers'),   # the adjectives and adverbs no element covers take their head's elements' scores, both texts (`head_scopes`)

@@ -10,7 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Mapping, Sequence
 import numpy as np
-from .embedding_judge import fit_logistic
+from .calibration import fit_logistic
 from .meta_eval import DocToken, labelled_tokens, max_over_overlaps, posh_token_scores, POSH_UNCHECKED_SCORE, POSH_MISSING_SCORE
 
 # %% auto #0
@@ -122,7 +122,7 @@ def load_words_calibration(path:str|os.PathLike|None=None) -> WordsCalibration:
     return WordsCalibration(str(d['version']), d['judge'], list(d['weights']), float(d['bias']), list(d['features']), d.get('fitted_on', ''))
 
 def fit_words_calibration(X, omitted, version:str, judge:str, l2:float=1.0, fitted_on:str='') -> WordsCalibration:
-    "An L2-regularised logistic map (`fit_logistic`, nbs/03a) from word features to whether people marked the word omitted."
+    "An L2-regularised logistic map (`fit_logistic`, nbs/03b) from word features to whether people marked the word omitted."
     w, b = fit_logistic(X, np.asarray(omitted, bool).astype(float), l2)
     return WordsCalibration(str(version), judge, [round(float(x), 6) for x in w], round(float(b), 6), list(WORD_FEATURES), fitted_on)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import html, math, string
 import numpy as np
 from dataclasses import dataclass, field, asdict
-from .graphs import SceneGraph, Span
+from .scene_graph import SceneGraph, Span
 from .templates import join_references, Element, Prompts, plan_questions
 
 # %% auto #0

@@ -8,7 +8,7 @@ import json
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from .graphs import SceneGraph, Entity, Relation, Span, PART_OF
+from .scene_graph import SceneGraph, Entity, Relation, Span, PART_OF
 from .judges import JudgeRequest, QuestionFields, ChatEncoder, chat_text
 
 # %% auto #0

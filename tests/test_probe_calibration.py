@@ -11,7 +11,7 @@ tools/fit_judge.py, which are fitted on top of this one).
 import os, subprocess, sys
 from pathlib import Path
 
-from posh.embedding_judge import load_calibration
+from posh.calibration import load_calibration
 from posh.judge_fit import probe_calibration
 
 ROOT = Path(__file__).resolve().parents[1]

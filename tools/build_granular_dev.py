@@ -339,7 +339,7 @@ def main(argv=None):
         if args.complete: return 1
     print(f"{len(primary)} primary and {len(second)} second annotations, every quote found")
     if args.check: return 0
-    from posh.graphs import load_parser
+    from posh.scene_graph import load_parser
     from posh.meta_eval import parse_texts
     docs = parse_texts(load_parser(PARSER), [l[f] for d in (primary, second) for l in d.values()
                                              for f in ('generation', 'reference')])

@@ -66,7 +66,7 @@ def swap_object(text: str, nlp, k: int = 0) -> tuple[str, str, str]:
 
 
 def main():
-    from posh.graphs import load_parser
+    from posh.scene_graph import load_parser
     nlp = load_parser('en_core_web_sm')   # the embedded configuration's parser
     refs = {r['id']: r['reference'] for r in map(json.loads, open(IIW))}
     hand = [json.loads(l) for l in open(HERE / 'paraphrases.jsonl')]

@@ -16,7 +16,8 @@ import argparse, hashlib, json, random, re
 from collections import Counter
 from pathlib import Path
 
-from posh.graphs import GraphExtractor, load_parser
+from posh.scene_graph import load_parser
+from posh.graphs import GraphExtractor
 from posh.metric import CONFIGS
 from posh.templates import (load_prompts, make_request, plan_questions, run_plan, graph_view, entity_candidates,
                             rule_rewrite, Answer, HEAD_PRONOUNS, HIGHEST)
