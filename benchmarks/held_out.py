@@ -65,18 +65,20 @@ def correlations(x, y) -> tuple[float, float]:
     return float(spearmanr(x, y)[0]), float(pearsonr(x, y)[0])
 
 
-def make_posh(cal:str):
+def make_posh(cal:str, cache_dir:str|None=None, graphs_from=None):
+    "PoSh with calibration `cal` ('shipped', 'probe' or a JSON path); `graphs_from`: a PoSh whose parsed graphs it reuses."
     from posh.metric import PoSh
-    if cal == 'shipped': return PoSh('embedded')
-    path = str(PROBE) if cal == 'probe' else cal
-    return PoSh('embedded', judge_kwargs={'calibration': path})
+    kw = {} if cal == 'shipped' else {'judge_kwargs': {'calibration': str(PROBE) if cal == 'probe' else cal}}
+    m = PoSh('embedded', cache_dir=cache_dir, **kw)
+    if graphs_from is not None: m._recent = graphs_from._recent     # graphs do not depend on the judge: parse each text once
+    return m
 
 
-def measure(cal:str, pairs, short, gs) -> dict:
+def measure(cal:str, pairs, short, gs, cache_dir=None, graphs_from=None) -> dict:
     "Every figure of one calibration: corrected-generation rates and the short captions' figures."
     from posh.experiments import evaluate_unique
     from posh.meta_eval import posh_token_scores
-    m = make_posh(cal)
+    m = make_posh(cal, cache_dir, graphs_from)
     t0 = time.perf_counter()
     orig = [p.precision for p in evaluate_unique(m, [r['generation'] for r in pairs], [r['reference'] for r in pairs])]
     fixed = [p.precision for p in evaluate_unique(m, [r['corrected'] for r in pairs], [r['reference'] for r in pairs])]
@@ -90,7 +92,7 @@ def measure(cal:str, pairs, short, gs) -> dict:
                 corrected_rate_test=preference(o[sets == 'test'], f[sets == 'test']),
                 corrected_mean_gain=float(np.mean(f - o)),
                 short_auroc=token_auroc(gs.labels, tok), short_precision_spearman=sp, short_precision_pearson=pe,
-                seconds=time.perf_counter() - t0)
+                seconds=time.perf_counter() - t0, metric=m)
 
 
 def share_marked(gs) -> np.ndarray:
@@ -114,13 +116,15 @@ def baselines(pairs, short, gs) -> dict:
     return out
 
 
-def short_scores(with_embed:bool):
+def short_scores(with_embed:bool, cache_dir:str|None=None):
     "The short captions and their granular protocol's labels (and SGEmbed, 4GramEmbed, random token scores)."
     from posh.data import _load_granular
     from posh.metric import PoSh
     from posh.experiments import granular_scores
     short = _load_granular(SHORT)
-    gs = granular_scores(PoSh('embedded'), short, ['SGEmbed', '4GramEmbed', 'random'] if with_embed else ['random'])
+    m = PoSh('embedded', cache_dir=cache_dir)
+    gs = granular_scores(m, short, ['SGEmbed', '4GramEmbed', 'random'] if with_embed else ['random'])
+    gs.metric = m     # its parsed graphs are reused by every calibration's PoSh
     return short, gs
 
 
@@ -129,10 +133,14 @@ def main(argv=None):
     ap.add_argument('--calibration', default='shipped', help="comma-separated: 'shipped', 'probe' or calibration JSON paths")
     ap.add_argument('--no-baselines', action='store_true', help='skip the baselines')
     ap.add_argument('--json', default=None, help='write the figures to this JSON file')
+    ap.add_argument('--cache-dir', default=None, help="PoSh's cache folder (graphs and pairs; default: none, everything fresh)")
     args = ap.parse_args(argv)
     pairs = corrected_pairs()
-    short, gs = short_scores(not args.no_baselines)
-    rows = [measure(c.strip(), pairs, short, gs) for c in args.calibration.split(',') if c.strip()]
+    short, gs = short_scores(not args.no_baselines, args.cache_dir)
+    rows, graphs_from = [], gs.metric
+    for c in [c.strip() for c in args.calibration.split(',') if c.strip()]:
+        rows.append(measure(c, pairs, short, gs, args.cache_dir, graphs_from)); graphs_from = rows[-1].pop('metric')
+        print(f"{c}: corrected {rows[-1]['corrected_rate']:.3f}, short AUROC {rows[-1]['short_auroc']:.3f} ({rows[-1]['seconds']:.0f}s)", flush=True)
     cols = ['corrected_rate', 'corrected_rate_dev', 'corrected_rate_test', 'corrected_mean_gain', 'short_auroc',
             'short_precision_spearman', 'short_precision_pearson']
     print(f"\n{len(pairs)} corrected pairs, {len(short)} short captions ({int(sum(gs.labels[a.key]['mistakes'].is_error.sum() for a in short))} marked tokens)\n")

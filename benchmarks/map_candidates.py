@@ -25,7 +25,7 @@ GEN = ('precision.entity', 'precision.attribute', 'precision.relation')
 def shrunk_map(questions, direction:str, kind:str, base, l2:float):
     "Weights and bias of a linear map fitted with the weights shrunk toward `base`'s (penalty l2 on the difference)."
     from posh.judge_fit import extended_map
-    from posh.embedding_judge import fit_logistic
+    from posh.calibration import fit_logistic
     rows = [q for q in questions if q.direction == direction and q.kind == kind]
     X, y = np.array([q.features for q in rows], float), np.array([float(q.supported) for q in rows])
     w0, _ = extended_map(base, kind)
@@ -36,7 +36,7 @@ def shrunk_map(questions, direction:str, kind:str, base, l2:float):
 def candidate(name:str, questions, version:str='cand'):
     "The calibration of candidate `name` fitted on `questions`."
     from posh.judge_fit import fit_judge_calibration, probe_calibration
-    from posh.embedding_judge import Calibration
+    from posh.calibration import Calibration
     if name == 'cal13': return fit_judge_calibration(questions, version, fitted_on=name)
     if name == 'probe': return fit_judge_calibration(questions, version, fitted=(), quadratic=(), fitted_on=name)
     if name == 'rebias': return fit_judge_calibration(questions, version, rebiased=('recall.relation',) + GEN, quadratic=(), fitted_on=name)
