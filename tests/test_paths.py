@@ -14,49 +14,51 @@ import posh
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_results_go_to_the_clone_that_holds_the_notebook(tmp_path):
+def other_clone(tmp_path, name:str, param:str, code:str) -> Path:
+    "A second clone (settings.ini, posh/, nbs/) in `tmp_path` holding nbs/NAME.ipynb: a parameters cell (`PARAM = None`), then `code`."
     other = tmp_path / 'other-clone'
     (other / 'posh').mkdir(parents=True); (other / 'nbs').mkdir()
     (other / 'settings.ini').write_text('[DEFAULT]\nlib_name = posh\n')
-    assert Path(posh.__file__).resolve().is_relative_to(ROOT)
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell('out_dir = None', metadata={'tags': ['parameters']}),
-        nbformat.v4.new_code_cell(
-            "from posh.experiments import Run\n"
-            "out = Run('20_docent_coarse', 'fixture', 'embedded', synthetic=True).out_dir(out_dir)\n"
-            "(out / 'marker.txt').write_text('written here')\n"
-            "print(out)")])
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(f'{param} = None', metadata={'tags': ['parameters']}),
+                                         nbformat.v4.new_code_cell(code)])
     nb.metadata['kernelspec'] = {'name': 'python3', 'display_name': 'python3', 'language': 'python'}
-    nbformat.write(nb, other / 'nbs' / 'paths.ipynb')
-    pm.execute_notebook(str(other / 'nbs' / 'paths.ipynb'), str(tmp_path / 'ran.ipynb'), cwd=str(other / 'nbs'),
-                        kernel_name='python3', progress_bar=False)
+    nbformat.write(nb, other / 'nbs' / f'{name}.ipynb')
+    return other
+
+
+def run_in(other:Path, name:str, out:Path, **parameters):
+    "Run nbs/NAME.ipynb of the clone `other` by papermill, its kernel started in that clone's nbs/."
+    pm.execute_notebook(str(other / 'nbs' / f'{name}.ipynb'), str(out), cwd=str(other / 'nbs'), kernel_name='python3',
+                        progress_bar=False, parameters=parameters)
+
+
+def test_results_go_to_the_clone_that_holds_the_notebook(tmp_path):
+    assert Path(posh.__file__).resolve().is_relative_to(ROOT)
+    other = other_clone(tmp_path, 'paths', 'out_dir',
+                        "from posh.experiments import Run\n"
+                        "out = Run('20_docent_coarse', 'fixture', 'embedded', synthetic=True).out_dir(out_dir)\n"
+                        "(out / 'marker.txt').write_text('written here')\n"
+                        "print(out)")
+    run_in(other, 'paths', tmp_path / 'ran.ipynb')
     marker = other / 'data' / 'results' / '20_docent_coarse' / 'fixture-embedded' / 'marker.txt'
     assert marker.read_text() == 'written here'
     assert not (ROOT / 'data' / 'results' / '20_docent_coarse' / 'fixture-embedded' / 'marker.txt').exists()
     explicit = tmp_path / 'explicit'   # an explicit parameter wins
-    pm.execute_notebook(str(other / 'nbs' / 'paths.ipynb'), str(tmp_path / 'ran2.ipynb'), cwd=str(other / 'nbs'),
-                        kernel_name='python3', progress_bar=False, parameters={'out_dir': str(explicit)})
+    run_in(other, 'paths', tmp_path / 'ran2.ipynb', out_dir=str(explicit))
     assert (explicit / 'marker.txt').is_file()
 
 
 def test_a_clone_reads_its_own_data(tmp_path):
     "Run in another clone, a notebook reads its data from that clone's data/ (where it writes), not from the installed package's."
-    other = tmp_path / 'other-clone'
-    (other / 'posh').mkdir(parents=True); (other / 'nbs').mkdir(); (other / 'data' / 'fixtures').mkdir(parents=True)
-    (other / 'settings.ini').write_text('[DEFAULT]\nlib_name = posh\n')
     from posh.data import FIXTURES
+    other = other_clone(tmp_path, 'reads', 'data_dir',
+                        "from pathlib import Path\n"
+                        "from posh.experiments import data_root\n"
+                        "from posh.data import fixture_path\n"
+                        "Path('read.txt').write_text(str(fixture_path('caparena', data_root(data_dir))))")
+    (other / 'data' / 'fixtures').mkdir(parents=True)
     (other / 'data' / 'fixtures' / FIXTURES['caparena']).write_text((ROOT / 'data' / 'fixtures' / FIXTURES['caparena']).read_text())
-    nb = nbformat.v4.new_notebook(cells=[
-        nbformat.v4.new_code_cell('data_dir = None', metadata={'tags': ['parameters']}),
-        nbformat.v4.new_code_cell(
-            "from pathlib import Path\n"
-            "from posh.experiments import data_root\n"
-            "from posh.data import fixture_path\n"
-            "Path('read.txt').write_text(str(fixture_path('caparena', data_root(data_dir))))")])
-    nb.metadata['kernelspec'] = {'name': 'python3', 'display_name': 'python3', 'language': 'python'}
-    nbformat.write(nb, other / 'nbs' / 'reads.ipynb')
-    pm.execute_notebook(str(other / 'nbs' / 'reads.ipynb'), str(tmp_path / 'ran.ipynb'), cwd=str(other / 'nbs'),
-                        kernel_name='python3', progress_bar=False)
+    run_in(other, 'reads', tmp_path / 'ran.ipynb')
     assert Path((other / 'nbs' / 'read.txt').read_text()) == other / 'data' / 'fixtures' / FIXTURES['caparena']
 
 
