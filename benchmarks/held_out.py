@@ -151,7 +151,9 @@ def main(argv=None):
     for r in rows: print(f"{r['calibration']}: {r['signature']} ({r['seconds']:.0f}s)")
     base = {} if args.no_baselines else baselines(pairs, short, gs)
     for k, v in base.items(): print(f"{k}: {v:.3f}")
-    if args.json: Path(args.json).write_text(json.dumps(dict(rows=rows, baselines=base), indent=1)); print('wrote', args.json)
+    if args.json:
+        command = ' '.join(['python benchmarks/held_out.py', *(sys.argv[1:] if argv is None else argv)])
+        Path(args.json).write_text(json.dumps(dict(command=command, rows=rows, baselines=base), indent=1)); print('wrote', args.json)
 
 
 if __name__ == '__main__':
