@@ -171,8 +171,10 @@ class PoShReward:
         refs = self.references_from(kwargs, len(texts))
         keep = [i for i, t in enumerate(texts) if t.strip()]
         rewards, stats = [self.empty_reward] * len(texts), {}
-        if keep:  # one batched PoSh run (it checks the references and names a bad one by its completion index)
+        if keep:  # one batched PoSh run; a pair it cannot score (a bad reference) stops the call, named
             scores = self.metric.evaluate([texts[i] for i in keep], [refs[i] for i in keep], ids=[str(i) for i in keep])
+            bad = [(i, s.error) for i, s in zip(keep, scores) if s.error]   # a bad reference is the dataset's bug: no reward
+            if bad: raise ValueError(f"{self.__name__}: completion {bad[0][0]}: {bad[0][1]}" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ''))
             shares = {i: repeat_share(texts[i]) for i in keep}
             for i, s in zip(keep, scores):
                 rewards[i] = float(self.combine(s)) * ((1 - shares[i]) if self.repeat == 'share' else 1.0)
