@@ -9,7 +9,10 @@ Candidates (the reference's maps are the shipped recipe's in all of them: the pr
 * `rebias`: the probe map's weights, each of the generation's maps with its bias fitted on the labels;
 * `linear-L`: linear maps fitted on the labels, L2 penalty L;
 * `shrink-L`: linear maps fitted on the labels with their weights shrunk toward the probe map's (the probe's
-  logit as a fixed offset, L2 penalty L on the difference), the bias fitted free.
+  logit as a fixed offset, L2 penalty L on the difference), the bias fitted free;
+* `mix-W` and `mix-E-A-R`: `cal13`'s maps mixed with the probe map (nbs/03b `mixed`: P = (1 - w) P_fitted + w P_probe),
+  at one weight W for the generation's three maps, or at E, A and R for its entity, attribute and relation maps
+  (`mix-0.5-0.2-0.2` is the shipped recipe of `cal14`).
 """
 import argparse, json, os, sys
 from pathlib import Path
@@ -18,7 +21,9 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / 'tools'))
-NAMES = ['cal13', 'probe', 'rebias'] + [f"linear-{l:g}" for l in (1, 10, 100)] + [f"shrink-{l:g}" for l in (1, 10, 100, 1000)]
+NAMES = (['cal13', 'probe', 'rebias'] + [f"linear-{l:g}" for l in (1, 10, 100)] + [f"shrink-{l:g}" for l in (1, 10, 100, 1000)]
+         + [f"mix-{w:g}" for w in (0.1, 0.2, 0.35, 0.5)]
+         + [f"mix-{e:g}-{a:g}-{a:g}" for e in (0.35, 0.5, 0.8) for a in (0.1, 0.2, 0.35)] + ['mix-1-0.2-0.2', 'mix-0.5-0-0'])
 GEN = ('precision.entity', 'precision.attribute', 'precision.relation')
 
 
@@ -37,13 +42,17 @@ def candidate(name:str, questions, version:str='cand'):
     "The calibration of candidate `name` fitted on `questions`."
     from posh.judge_fit import fit_judge_calibration, probe_calibration
     from posh.calibration import Calibration
-    if name == 'cal13': return fit_judge_calibration(questions, version, fitted_on=name)
-    if name == 'probe': return fit_judge_calibration(questions, version, fitted=(), quadratic=(), fitted_on=name)
-    if name == 'rebias': return fit_judge_calibration(questions, version, rebiased=('recall.relation',) + GEN, quadratic=(), fitted_on=name)
+    if name == 'cal13': return fit_judge_calibration(questions, version, mixed={}, fitted_on=name)
+    if name.startswith('mix-'):
+        w = [float(x) for x in name.split('-')[1:]]
+        if len(w) not in (1, 3): raise SystemExit(f"{name!r}: mix-W or mix-E-A-R")
+        return fit_judge_calibration(questions, version, mixed=dict(zip(GEN, w * 3 if len(w) == 1 else w)), fitted_on=name)
+    if name == 'probe': return fit_judge_calibration(questions, version, fitted=(), quadratic=(), mixed={}, fitted_on=name)
+    if name == 'rebias': return fit_judge_calibration(questions, version, rebiased=('recall.relation',) + GEN, quadratic=(), mixed={}, fitted_on=name)
     form, l2 = name.rsplit('-', 1)
-    if form == 'linear': return fit_judge_calibration(questions, version, l2=float(l2), quadratic=(), fitted_on=name)
+    if form == 'linear': return fit_judge_calibration(questions, version, l2=float(l2), quadratic=(), mixed={}, fitted_on=name)
     if form == 'shrink':
-        cal = fit_judge_calibration(questions, version, fitted=(), quadratic=(), fitted_on=name)
+        cal = fit_judge_calibration(questions, version, fitted=(), quadratic=(), mixed={}, fitted_on=name)
         W, B, base = dict(cal.weights), dict(cal.bias), probe_calibration()
         for m in GEN:
             w, b = shrunk_map(questions, 'precision', m.split('.')[1], base, float(l2))

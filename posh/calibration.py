@@ -12,11 +12,15 @@ import numpy as np
 from .judge_features import EMBEDDING_MODEL, FEATURES, GRAPH_FEATURES, TEXT_FEATURES
 
 # %% auto #0
-__all__ = ['CALIBRATION_RESOURCE', 'quadratic_pairs', 'quadratic_terms', 'features_used', 'Calibration', 'load_calibration',
-           'fit_logistic', 'fit_quadratic', 'fit_calibration']
+__all__ = ['CALIBRATION_RESOURCE', 'sigmoid', 'quadratic_pairs', 'quadratic_terms', 'features_used', 'Calibration', 'mixed',
+           'load_calibration', 'fit_logistic', 'fit_quadratic', 'fit_calibration']
 
 # %% ../nbs/03b_calibration.ipynb #0a56d5eb
 CALIBRATION_RESOURCE = 'resources/embedding_judge_calibration.json'
+
+def sigmoid(z:float) -> float:
+    "1 / (1 + e^-z), with z clipped to [-60, 60]."
+    return 1 / (1 + math.exp(-max(min(z, 60), -60)))
 
 @functools.lru_cache(maxsize=None)
 def quadratic_pairs(n:int) -> tuple[np.ndarray, np.ndarray]:
@@ -47,6 +51,7 @@ class Calibration:
     features: dict = field(default_factory=lambda: {k: list(v) for k, v in FEATURES.items()})
     fitted_on: str = ''  # what the map was fitted on (data, split, sizes)
     quadratic: dict = field(default_factory=dict)  # key -> {'mean': [...], 'scale': [...]}: a quadratic map (`quadratic_terms`)
+    mix: dict = field(default_factory=dict)  # key -> {'weight': w, 'weights': [...], 'bias': b}: P = (1 - w) P_map + w P_linear (`mixed`)
 
     def key(self, kind:str, direction:str|None=None) -> str:
         "The map of a question: its direction's own ('precision.entity') when the calibration has one, else its kind's."
@@ -58,17 +63,20 @@ class Calibration:
         return np.asarray(x, float) if q is None else quadratic_terms(x, q['mean'], q['scale'])
 
     def probability(self, kind:str, x, direction:str|None=None) -> float:
-        "P(true) of a question with features x."
+        "P(true) of a question with features x: its map's, or for a mixed map (`mix`) the weighted mean of both maps' P."
         k = self.key(kind, direction)
-        z = self.bias[k] + float(np.dot(self.weights[k], self.terms(k, x)))
-        return 1 / (1 + math.exp(-max(min(z, 60), -60)))
+        p = sigmoid(self.bias[k] + float(np.dot(self.weights[k], self.terms(k, x))))
+        if k not in self.mix: return p
+        m = self.mix[k]
+        return (1 - m['weight']) * p + m['weight'] * sigmoid(m['bias'] + float(np.dot(m['weights'], np.asarray(x, float))))
 
     def weighs_text(self, kind:str, direction:str|None=None,
                     only:frozenset|None=None) -> bool:   # only these text features (None: any)
         "Whether the map of a question gives a text feature (`TEXT_FEATURES`) a weight: else the judge skips computing them."
         k = self.key(kind, direction)
-        used = features_used(self.weights[k], len(FEATURES[kind]), k in self.quadratic)[len(GRAPH_FEATURES[kind]):]
-        return any(u and (only is None or n in only) for n, u in zip(TEXT_FEATURES[kind], used))
+        used = features_used(self.weights[k], len(FEATURES[kind]), k in self.quadratic)
+        if k in self.mix: used = [a or b for a, b in zip(used, features_used(self.mix[k]['weights'], len(FEATURES[kind]), False))]
+        return any(u and (only is None or n in only) for n, u in zip(TEXT_FEATURES[kind], used[len(GRAPH_FEATURES[kind]):]))
 
     def score(self, kind:str, x, direction:str|None=None) -> float:
         "The judge's score in [1, 5]."
@@ -77,14 +85,17 @@ class Calibration:
     def to_dict(self) -> dict:
         d = dict(version=self.version, model=self.model, features=self.features, weights=self.weights,
                  bias=self.bias, fitted_on=self.fitted_on)
-        return d | ({'quadratic': self.quadratic} if self.quadratic else {})   # a linear calibration keeps its hash
+        return (d | ({'quadratic': self.quadratic} if self.quadratic else {})   # a linear calibration keeps its hash
+                  | ({'mix': self.mix} if self.mix else {}))                     # and so does an unmixed one
 
     def same_maps(self, other:'Calibration', atol:float=1e-4) -> bool:
         "Whether `other` has the same maps (model, features, weights, biases, quadratic forms), up to `atol`: a refit's check."
         close = lambda a, b: a.keys() == b.keys() and all(np.shape(a[k]) == np.shape(b[k]) and np.allclose(a[k], b[k], atol=atol) for k in a)
         return (self.model == other.model and self.features == other.features and close(self.weights, other.weights)
                 and close(self.bias, other.bias) and self.quadratic.keys() == other.quadratic.keys()
-                and all(close(q, other.quadratic[k]) for k, q in self.quadratic.items()))
+                and all(close(q, other.quadratic[k]) for k, q in self.quadratic.items())
+                and self.mix.keys() == other.mix.keys()
+                and all(close(m, other.mix[k]) for k, m in self.mix.items()))
 
     @property
     def tag(self) -> str:
@@ -103,10 +114,32 @@ class Calibration:
             if len(w) != want:
                 raise ValueError(f"calibration {self.tag}: map {k!r} has {len(w)} weights, its "
                                  f"{'quadratic' if k in self.quadratic else 'linear'} form over {n} features needs {want}")
+        for k, m in self.mix.items():
+            n = len(FEATURES[k.split('.')[-1]])
+            if k not in self.weights or len(m['weights']) != n or not 0 <= m['weight'] <= 1:
+                raise ValueError(f"calibration {self.tag}: mix {k!r} needs a map of its own, a linear map of {n} weights "
+                                 f"and a weight in [0, 1]; it has {len(m['weights'])} weights and weight {m['weight']}")
         if Path(str(model)).name != Path(self.model).name:
             raise ValueError(f"calibration {self.tag} was fitted for {self.model!r}, not {model!r}: fit one for this model "
                              f"(benchmarks/judges.py --fit --model {model} --calibration OUT.json) and pass calibration='OUT.json'")
         return self
+
+def mixed(cal:Calibration,    # the calibration whose maps are mixed
+          other:Calibration,  # the linear maps mixed in (e.g. the probe map; per direction and kind, or per kind)
+          weights:dict,       # 'direction.kind' -> the weight w of `other`'s map, in [0, 1]
+         ) -> Calibration:
+    "`cal` with the maps named in `weights` mixed: P = (1 - w) P_cal + w P_other (`Calibration.mix`; w = 0 leaves a map as it is)."
+    from dataclasses import replace
+    mix = dict(cal.mix)
+    for k, w in weights.items():
+        if k not in cal.weights: raise ValueError(f"mixed: {cal.tag} has no map {k!r} (it has {sorted(cal.weights)})")
+        if not 0 <= w <= 1: raise ValueError(f"mixed: the weight of {k!r} is {w}, not in [0, 1]")
+        o = other.key(k.split('.')[-1], k.split('.')[0])
+        if o in other.quadratic: raise ValueError(f"mixed: {other.tag}'s map {o!r} is quadratic; a mix takes a linear map")
+        n, have = len(FEATURES[k.split('.')[-1]]), list(other.weights[o])
+        if w: mix[k] = {'weight': float(w), 'weights': have + [0.0] * (n - len(have)), 'bias': float(other.bias[o])}
+        else: mix.pop(k, None)
+    return replace(cal, mix=mix)
 
 def load_calibration(path:str|os.PathLike|None=None, # a JSON file; None: the package resource `resource`
                      resource:str=CALIBRATION_RESOURCE) -> Calibration:
@@ -115,7 +148,7 @@ def load_calibration(path:str|os.PathLike|None=None, # a JSON file; None: the pa
         resources.files('posh').joinpath(resource).read_text(encoding='utf-8')
     d = json.loads(text)
     return Calibration(str(d['version']), d['model'], d['weights'], d['bias'], d['features'], d.get('fitted_on', ''),
-                       d.get('quadratic', {}))
+                       d.get('quadratic', {}), d.get('mix', {}))
 
 def fit_logistic(X, y, l2:float=1.0, iters:int=100,
                  offset=None, # a fixed term added to every row's logit (`P = sigmoid(b + w . x + offset)`); None: 0

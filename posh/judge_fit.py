@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 import numpy as np
 from .judge_features import FEATURES, GRAPH_FEATURES, EMBEDDING_MODEL
-from .calibration import Calibration, fit_logistic, fit_quadratic, load_calibration
+from .calibration import Calibration, fit_logistic, fit_quadratic, load_calibration, mixed as mix_maps
 from .embedding_judge import EmbeddingJudge
 from .meta_eval import overlaps
 from .metric import PoSh
@@ -18,10 +18,10 @@ from .experiments import evaluate_unique
 
 
 # %% auto #0
-__all__ = ['FITTED', 'PROBE_RESOURCE', 'PROBE_TEXT_FEATURES', 'REBIASED', 'QUADRATIC', 'QUADRATIC_L2', 'neutral_calibration',
-           'RecordingJudge', 'LabelledQuestion', 'head_span', 'element_marked', 'element_questions',
-           'labelled_questions', 'probe_features', 'probe_calibration', 'extended_map', 'fitted_map',
-           'fit_judge_calibration', 'labelled_coarse']
+__all__ = ['FITTED', 'PROBE_RESOURCE', 'PROBE_TEXT_FEATURES', 'REBIASED', 'QUADRATIC', 'QUADRATIC_L2', 'MIXED',
+           'neutral_calibration', 'RecordingJudge', 'LabelledQuestion', 'head_span', 'element_marked',
+           'element_questions', 'labelled_questions', 'probe_features', 'probe_calibration', 'extended_map',
+           'fitted_map', 'fit_judge_calibration', 'labelled_coarse']
 
 # %% ../nbs/14_judge_fit.ipynb #jf000007
 def neutral_calibration() -> Calibration:
@@ -103,6 +103,8 @@ PROBE_TEXT_FEATURES = ('attribute_contradicted', 'side_contradicted',   # the te
 REBIASED = ('recall.relation',)   # maps with the probe's weights and a bias fitted on the human labels (below)
 QUADRATIC = ('precision.entity', 'precision.attribute')   # fitted maps of the quadratic form (nbs/03b), chosen below
 QUADRATIC_L2 = 100.0   # their L2 penalty (on standardized terms), chosen with them by out-of-fold log loss
+MIXED = {'precision.entity': 0.5, 'precision.attribute': 0.2,   # fitted maps mixed with the probe's map at these weights
+         'precision.relation': 0.2}                             # (nbs/03b `mixed`), chosen on held-out data (below)
 
 def probe_features(kind:str, x:Sequence[float]) -> list[float]:
     "The features of a question as the probe's map reads them: the graph's, and of the text's only PROBE_TEXT_FEATURES (the others 0)."
@@ -146,15 +148,17 @@ def fit_judge_calibration(questions:Sequence[LabelledQuestion], # `labelled_ques
                           rebiased:Sequence[str]=REBIASED,       # maps ('direction.kind') with `base`'s weights, their bias fitted
                           quadratic:Sequence[str]=QUADRATIC,     # fitted maps of the quadratic form
                           quadratic_l2:float=QUADRATIC_L2,       # their L2 penalty
+                          mixed:dict=MIXED,                      # 'direction.kind' -> the weight of `base`'s map mixed into it
                           fitted_on:str='') -> Calibration:
     """One logistic map per direction and kind, `P(supported) = sigmoid(b + w . x)`: fitted on human labels for the
     directions `fitted`, taken from `base` (extended with zero weights) for the others. A map named in `rebiased`
     keeps `base`'s weights and gets the bias that fits the human labels of its questions best (`fit_logistic` with
     no features and their `w . x` as its offset). A map named in `quadratic` is fitted in the quadratic form
-    (nbs/03b: standardized features and their pairwise products) with the penalty `quadratic_l2`."""
+    (nbs/03b: standardized features and their pairwise products) with the penalty `quadratic_l2`. A map named in
+    `mixed` is then mixed with `base`'s map of its kind at the given weight w (nbs/03b `mixed`: P = (1 - w) P + w P_base)."""
     W, B, Q = {}, {}, {}
     names = {f"{d}.{k}" for d in ('precision', 'recall') for k in FEATURES}
-    for what, given in (('rebiased', rebiased), ('quadratic', quadratic)):
+    for what, given in (('rebiased', rebiased), ('quadratic', quadratic), ('mixed', mixed)):
         if bad := sorted(set(given) - names):
             raise ValueError(f"{what}: {bad} are not maps of the form 'direction.kind' (e.g. 'precision.relation')")
     if bad := sorted(m for m in quadratic if m.split('.')[0] not in fitted or m in rebiased):
@@ -168,7 +172,10 @@ def fit_judge_calibration(questions:Sequence[LabelledQuestion], # `labelled_ques
                                        quadratic_l2 if m in quadratic else l2, m in quadratic)
             W[m], B[m] = [round(float(x), 6) for x in w], round(float(b), 6)
             if q is not None: Q[m] = q
-    return Calibration(str(version), EMBEDDING_MODEL, W, B, fitted_on=fitted_on, quadratic=Q)
+    if bad := sorted(m for m in mixed if m.split('.')[0] not in fitted or m in rebiased):
+        raise ValueError(f"mixed: {bad} are not fitted whole on the labels (directions fitted: {list(fitted)}; rebiased: {list(rebiased)})")
+    cal = Calibration(str(version), EMBEDDING_MODEL, W, B, fitted_on=fitted_on, quadratic=Q)
+    return mix_maps(cal, base, mixed) if mixed else cal
 
 
 # %% ../nbs/14_judge_fit.ipynb #jf000019

@@ -8,6 +8,7 @@ import warnings
 from dataclasses import dataclass
 import numpy as np
 import pandas as pd
+from .scoring import bootstrap_draws
 
 # %% auto #0
 __all__ = ['SCORES', 'PANELS', 'bootstrap_means', 'leaderboard', 'PairedDifference', 'paired_differences', 'plotting',
@@ -16,7 +17,7 @@ __all__ = ['SCORES', 'PANELS', 'bootstrap_means', 'leaderboard', 'PairedDifferen
 # %% ../nbs/07a_leaderboard.ipynb #lb000006
 def bootstrap_means(scores:np.ndarray, # items x systems, NaN for a missing pair
                     n_boot:int=1000,    # resamples of the items (rows)
-                    seed:int=42,        # NumPy default_rng seed
+                    seed:int=42,        # seed of the resampler (`posh.scoring.bootstrap_draws`, shared with `corpus_score`)
                     level:float=0.95,   # confidence level
                    ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     "Mean per column and its percentile bootstrap interval (lo, hi), resampling rows jointly for all columns."
@@ -27,7 +28,7 @@ def bootstrap_means(scores:np.ndarray, # items x systems, NaN for a missing pair
     with np.errstate(all='ignore'), warnings.catch_warnings():
         warnings.simplefilter('ignore', RuntimeWarning)   # a resample may miss every item of a sparse column
         mean = np.nanmean(scores, axis=0)
-        boots = _resampled_means(scores, np.random.default_rng(seed).integers(0, n, size=(n_boot, n)))
+        boots = _resampled_means(scores, np.stack(list(bootstrap_draws(n, n_boot, seed))))
         a = (1 - level) / 2
         lo, hi = np.nanquantile(boots, a, axis=0), np.nanquantile(boots, 1 - a, axis=0)
     return mean, lo, hi

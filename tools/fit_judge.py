@@ -1,7 +1,7 @@
 """Fit the embedding judge's calibration on the granular dev set's human labels (nbs/14_judge_fit).
 
-    python tools/fit_judge.py --version 5            # all 30 dev pairs -> posh/resources/embedding_judge_calibration.json
-    python tools/fit_judge.py --version 5 --out cal.json
+    python tools/fit_judge.py --version 14           # all 30 dev pairs -> posh/resources/embedding_judge_calibration.json
+    python tools/fit_judge.py --version 14 --out cal.json
 
 `fit(train)` is the fold fit of `benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit`: the calibration
 fitted on the training pairs only, as PoSh keyword arguments. The questions are recorded once per process for every
@@ -41,14 +41,16 @@ def main(argv=None):
     ap.add_argument('--out', default=str(RESOURCE), help='where to write the calibration JSON (default: the package resource)')
     ap.add_argument('--l2', type=float, default=1.0, help='L2 penalty of the logistic fits')
     args = ap.parse_args(argv)
-    from posh.judge_fit import fit_judge_calibration, probe_calibration, FITTED, REBIASED, QUADRATIC, QUADRATIC_L2
+    from posh.judge_fit import fit_judge_calibration, probe_calibration, FITTED, REBIASED, QUADRATIC, QUADRATIC_L2, MIXED
     qs = dev_questions(args.dev)
     items = sorted({q.item for q in qs})
     cal = fit_judge_calibration(qs, args.version, l2=args.l2, fitted_on=(
         f"granular dev set (data/granular_dev, human labels): {len(items)} IIW-400 pairs, {len(qs)} questions; "
         f"maps of the {', '.join(FITTED)} direction fitted on them; the others the probe map ({probe_calibration().tag})"
         + (f", of which {', '.join(REBIASED)} with its bias fitted on them" if REBIASED else '') + f"; l2 {args.l2}"
-        + (f"; quadratic maps {', '.join(QUADRATIC)}, l2 {QUADRATIC_L2}" if QUADRATIC else '') + "; tools/fit_judge.py"))
+        + (f"; quadratic maps {', '.join(QUADRATIC)}, l2 {QUADRATIC_L2}" if QUADRATIC else '')
+        + (f"; mixed with the probe map at weights {', '.join(f'{m} {w:g}' for m, w in MIXED.items())}" if MIXED else '')
+        + "; tools/fit_judge.py"))
     Path(args.out).write_text(json.dumps(cal.to_dict(), indent=1) + '\n', encoding='utf-8')
     print(f"wrote {args.out}: {cal.tag}")
 
