@@ -29,35 +29,8 @@ COARSE = ('bleu4', 'rougeL', 'meteor', 'cider', 'length')
 
 
 def corrected_pairs(path=CORRECTED) -> list[dict]:
-    return [json.loads(l) for l in Path(path).read_text(encoding='utf-8').splitlines()]
-
-
-def preference(orig:np.ndarray, fixed:np.ndarray) -> float:
-    "Share of pairs whose corrected version scores strictly higher."
-    return float(np.mean(np.asarray(fixed) > np.asarray(orig)))
-
-
-def lookup_token_scores(labels, docs) -> dict:
-    "The 'word in the reference' lookup: a generation token scores 5 when its lemma (lower case) is among the reference's, else 1."
-    out = {}
-    for key, subs in labels.items():
-        lab = subs['mistakes']
-        ref_text = subs['omissions'].text
-        ref = {t.lemma_.lower() for t in docs[ref_text]} | {t.text.lower() for t in docs[ref_text]}
-        lem = {t.idx: t.lemma_.lower() for t in docs[lab.text]}
-        out[key] = {'mistakes': np.array([5.0 if (lem.get(t.start, t.text.lower()) in ref or t.text.lower() in ref) else 1.0
-                                          for t in lab.tokens]),
-                    'omissions': np.full(len(subs['omissions'].tokens), 5.0)}
-    return out
-
-
-def token_auroc(labels, scores) -> float:
-    "Pooled token AUROC of the mistakes (a marked token should score lower)."
-    from sklearn.metrics import roc_auc_score
-    y, s = [], []
-    for key in sorted(labels):
-        y += list(labels[key]['mistakes'].is_error); s += list(-np.asarray(scores[key]['mistakes'], float))
-    return float(roc_auc_score(y, s))
+    from posh.experiments import load_corrected
+    return load_corrected(path)
 
 
 def correlations(x, y) -> tuple[float, float]:
@@ -75,44 +48,28 @@ def make_posh(cal:str, cache_dir:str|None=None, graphs_from=None):
 
 
 def measure(cal:str, pairs, short, gs, cache_dir=None, graphs_from=None) -> dict:
-    "Every figure of one calibration: corrected-generation rates and the short captions' figures."
-    from posh.experiments import evaluate_unique
-    from posh.meta_eval import posh_token_scores
+    "Every figure of one calibration (`posh.experiments.held_out_measures`): corrected-generation rates and the short captions' figures."
+    from posh.experiments import held_out_measures
     m = make_posh(cal, cache_dir, graphs_from)
     t0 = time.perf_counter()
-    orig = [p.precision for p in evaluate_unique(m, [r['generation'] for r in pairs], [r['reference'] for r in pairs])]
-    fixed = [p.precision for p in evaluate_unique(m, [r['corrected'] for r in pairs], [r['reference'] for r in pairs])]
-    sets = np.array([r['set'] for r in pairs]); o, f = np.array(orig), np.array(fixed)
-    ps = evaluate_unique(m, [a.generation for a in short], [a.reference for a in short], granular=True)
-    tok = posh_token_scores(gs.labels, {a.key: s for a, s in zip(short, ps)})
-    share = share_marked(gs)
-    sp, pe = correlations([p.precision for p in ps], 1 - share)
-    return dict(calibration=cal, signature=m.signature, corrected_rate=preference(o, f),
-                corrected_rate_dev=preference(o[sets == 'dev'], f[sets == 'dev']),
-                corrected_rate_test=preference(o[sets == 'test'], f[sets == 'test']),
-                corrected_mean_gain=float(np.mean(f - o)),
-                short_auroc=token_auroc(gs.labels, tok), short_precision_spearman=sp, short_precision_pearson=pe,
-                seconds=time.perf_counter() - t0, metric=m)
-
-
-def share_marked(gs) -> np.ndarray:
-    "Per short caption (in gs.annotations' order): the share of its protocol tokens inside a marked mistake."
-    return np.array([float(np.mean(gs.labels[a.key]['mistakes'].is_error)) for a in gs.annotations])
+    r = held_out_measures(m, pairs, short, gs.labels)
+    return dict(calibration=cal, signature=m.signature, **r, seconds=time.perf_counter() - t0, metric=m)
 
 
 def baselines(pairs, short, gs) -> dict:
     "The baselines' figures: corrected-generation rate of each coarse metric; short captions' token AUROC and coarse correlations."
     from posh.baselines import coarse_baseline_scores
+    from posh.experiments import preference, share_marked, lookup_token_scores, mistakes_auroc
     refs = [[r['reference']] for r in pairs]
     a = coarse_baseline_scores([r['generation'] for r in pairs], refs, COARSE)
     b = coarse_baseline_scores([r['corrected'] for r in pairs], refs, COARSE)
     out = {f"corrected_rate {n}": preference(np.array(a[n]), np.array(b[n])) for n in a}
-    share = share_marked(gs)
+    share = np.array(share_marked(gs.labels, gs.annotations))
     c = coarse_baseline_scores([x.generation for x in short], [[x.reference] for x in short], COARSE)
     for n, v in c.items():
         out[f"short_spearman {n}"], out[f"short_pearson {n}"] = correlations(v, 1 - share)
-    out['short_auroc lookup'] = token_auroc(gs.labels, lookup_token_scores(gs.labels, gs.docs))
-    for n, sc in gs.scores.items(): out[f"short_auroc {n}"] = token_auroc(gs.labels, sc)
+    out['short_auroc lookup'] = mistakes_auroc(gs.labels, lookup_token_scores(gs.labels, gs.docs))
+    for n, sc in gs.scores.items(): out[f"short_auroc {n}"] = mistakes_auroc(gs.labels, sc)
     out = {k: v for k, v in out.items() if k != 'short_auroc random' or len(gs.scores) > 1}
     return out
 

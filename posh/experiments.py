@@ -11,11 +11,12 @@ from typing import Sequence
 import pandas as pd
 
 # %% auto #0
-__all__ = ['SYNTHETIC_LABEL', 'NOT_VARIANT', 'GRANULAR_METHODS', 'FIGURE_KEY', 'FIGURE_TABLES', 'is_repo', 'notebook_path',
-           'repo_root', 'data_root', 'resolve_dir', 'shown_path', 'Run', 'notebook_defaults', 'run_variant',
-           'evaluate_unique', 'GranularScores', 'granular_scores', 'granular_table', 'element_labels', 'length_note',
-           'table_numbers', 'save_figure', 'figure_numbers', 'md_cell', 'markdown_table', 'split_md_row',
-           'read_markdown_tables', 'write_table']
+__all__ = ['SYNTHETIC_LABEL', 'NOT_VARIANT', 'GRANULAR_METHODS', 'CORRECTED_FILE', 'SHORT_CAPTIONS_FILE', 'FIGURE_KEY',
+           'FIGURE_TABLES', 'is_repo', 'notebook_path', 'repo_root', 'data_root', 'resolve_dir', 'shown_path', 'Run',
+           'notebook_defaults', 'run_variant', 'evaluate_unique', 'GranularScores', 'granular_scores', 'granular_table',
+           'element_labels', 'load_corrected', 'load_short_captions', 'preference', 'lookup_token_scores',
+           'mistakes_auroc', 'share_marked', 'held_out_measures', 'length_note', 'table_numbers', 'save_figure',
+           'figure_numbers', 'md_cell', 'markdown_table', 'split_md_row', 'read_markdown_tables', 'write_table']
 
 # %% ../nbs/13_experiments.ipynb #4d01e29e
 def is_repo(p:Path) -> bool:
@@ -246,6 +247,78 @@ def element_labels(gs:GranularScores) -> pd.DataFrame: # `granular_scores` with 
                              question=e.question, asked=e.asked, counted=e.counted, score=e.score, spans=spans,
                              error=bool(hit), label='+'.join(hit)))
     return pd.DataFrame(rows)
+
+# %% ../nbs/13_experiments.ipynb #ho000002
+CORRECTED_FILE = 'granular_corrected/granular_corrected.jsonl'   # under data/: the granular pairs and their corrected generations
+SHORT_CAPTIONS_FILE = 'short_captions/short_captions.jsonl'      # under data/: one-sentence captions, their mistakes marked
+
+def load_corrected(path:str|os.PathLike) -> list[dict]:
+    "The corrected generations: one dict per pair, with its `set` ('dev' or 'test'), `generation`, `corrected` and `reference`."
+    rows = [json.loads(l) for l in Path(path).read_text(encoding='utf-8').splitlines() if l.strip()]
+    for i, r in enumerate(rows, 1):
+        if bad := [k for k in ('set', 'generation', 'corrected', 'reference') if not isinstance(r.get(k), str)]:
+            raise ValueError(f"{path}, line {i} ({r.get('id', '?')}): no text in {bad}")
+    return rows
+
+def load_short_captions(path:str|os.PathLike|None=None, # the jsonl; None: data/short_captions/ of the repository (or data_dir)
+                        data_dir:str|os.PathLike|None=None) -> list:
+    "The short captions, as `GranularAnnotation`s (one reference each), read as the granular sets are (posh.data)."
+    from posh.data import _load_granular, find_data_file
+    return _load_granular(find_data_file(SHORT_CAPTIONS_FILE, path, data_dir))
+
+def preference(orig:Sequence[float], fixed:Sequence[float]) -> float:
+    "The share of pairs whose corrected version scores strictly higher than the original."
+    import numpy as np
+    return float(np.mean(np.asarray(fixed, float) > np.asarray(orig, float)))
+
+def lookup_token_scores(labels:dict, # `GranularScores.labels` of one-reference annotations
+                        docs:dict,   # text -> its parsed Doc (`GranularScores.docs`)
+                       ) -> dict:
+    "The 'word in the reference' lookup: a generation token scores 5 when its lemma or word (lower case) is the reference's, else 1."
+    import numpy as np
+    out = {}
+    for key, subs in labels.items():
+        lab, ref_text = subs['mistakes'], subs['omissions'].text
+        ref = {t.lemma_.lower() for t in docs[ref_text]} | {t.text.lower() for t in docs[ref_text]}
+        lem = {t.idx: t.lemma_.lower() for t in docs[lab.text]}
+        out[key] = {'mistakes': np.array([5.0 if (lem.get(t.start, t.text.lower()) in ref or t.text.lower() in ref) else 1.0
+                                          for t in lab.tokens]),
+                    'omissions': np.full(len(subs['omissions'].tokens), 5.0)}
+    return out
+
+def mistakes_auroc(labels:dict, scores:dict) -> float:
+    "Pooled token AUROC of the mistakes over every text of `labels` (a marked token should score lower)."
+    from sklearn.metrics import roc_auc_score
+    y, s = [], []
+    for key in sorted(labels):
+        y += list(labels[key]['mistakes'].is_error); s += [-float(v) for v in scores[key]['mistakes']]
+    return float(roc_auc_score(y, s))
+
+def share_marked(labels:dict, annotations:Sequence) -> list[float]:
+    "Per annotation (in order): the share of its generation's protocol tokens inside a marked mistake."
+    return [float(labels[a.key]['mistakes'].is_error.mean()) for a in annotations]
+
+def held_out_measures(metric,                 # a posh.metric.PoSh
+                      corrected:list[dict],   # `load_corrected`
+                      short:Sequence,         # the short captions (GranularAnnotation, one reference each)
+                      labels:dict,            # their token labels (`granular_scores(...).labels`)
+                     ) -> dict:
+    "The corrected-generation rates (all, dev, test pairs; mean precision gain) and the short captions' token AUROC and coarse-precision correlations."
+    import numpy as np
+    from scipy.stats import spearmanr, pearsonr
+    from posh.meta_eval import posh_token_scores
+    refs = [r['reference'] for r in corrected]
+    o = np.array([p.precision for p in evaluate_unique(metric, [r['generation'] for r in corrected], refs)])
+    f = np.array([p.precision for p in evaluate_unique(metric, [r['corrected'] for r in corrected], refs)])
+    sets = np.array([r['set'] for r in corrected])
+    ps = evaluate_unique(metric, [a.generation for a in short], [a.reference for a in short], granular=True)
+    tok = posh_token_scores(labels, {a.key: s for a, s in zip(short, ps)})
+    right = 1 - np.array(share_marked(labels, short))
+    prec = [p.precision for p in ps]
+    return dict(corrected_rate=preference(o, f), corrected_rate_dev=preference(o[sets == 'dev'], f[sets == 'dev']),
+                corrected_rate_test=preference(o[sets == 'test'], f[sets == 'test']), corrected_mean_gain=float(np.mean(f - o)),
+                short_auroc=mistakes_auroc(labels, tok), short_precision_spearman=float(spearmanr(prec, right)[0]),
+                short_precision_pearson=float(pearsonr(prec, right)[0]))
 
 # %% ../nbs/13_experiments.ipynb #da28c152
 def length_note(metric,                   # a posh.metric.PoSh that has scored the pairs
