@@ -163,6 +163,8 @@ def fit_judge_calibration(questions:Sequence[LabelledQuestion], # `labelled_ques
             raise ValueError(f"{what}: {bad} are not maps of the form 'direction.kind' (e.g. 'precision.relation')")
     if bad := sorted(m for m in quadratic if m.split('.')[0] not in fitted or m in rebiased):
         raise ValueError(f"quadratic: {bad} are not fitted whole on the labels (directions fitted: {list(fitted)}; rebiased: {list(rebiased)})")
+    if bad := sorted(m for m in mixed if m.split('.')[0] not in fitted or m in rebiased):
+        raise ValueError(f"mixed: {bad} are not fitted whole on the labels (directions fitted: {list(fitted)}; rebiased: {list(rebiased)})")
     base = probe_calibration() if base is None else base
     for d in ('precision', 'recall'):
         for k in FEATURES:
@@ -172,8 +174,6 @@ def fit_judge_calibration(questions:Sequence[LabelledQuestion], # `labelled_ques
                                        quadratic_l2 if m in quadratic else l2, m in quadratic)
             W[m], B[m] = [round(float(x), 6) for x in w], round(float(b), 6)
             if q is not None: Q[m] = q
-    if bad := sorted(m for m in mixed if m.split('.')[0] not in fitted or m in rebiased):
-        raise ValueError(f"mixed: {bad} are not fitted whole on the labels (directions fitted: {list(fitted)}; rebiased: {list(rebiased)})")
     cal = Calibration(str(version), EMBEDDING_MODEL, W, B, fitted_on=fitted_on, quadratic=Q)
     return mix_maps(cal, base, mixed) if mixed else cal
 
