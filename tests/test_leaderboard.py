@@ -32,7 +32,8 @@ def read_jsonl(path): return [json.loads(l) for l in path.read_text().splitlines
 def percentile_bootstrap(values, n_boot, seed, level):
     "Percentile interval of the mean of each column, resampling rows jointly; written out again, resample by resample."
     n = values.shape[0]
-    idx = np.random.default_rng(seed).integers(0, n, size=(n_boot, n))   # the documented draw: all resamples at once
+    rs = np.random.RandomState(seed)   # the documented draw (posh.scoring.bootstrap_draws, shared with corpus_score):
+    idx = [rs.choice(n, size=n, replace=True) for _ in range(n_boot)]   # one choice of n rows per resample
     means = np.array([[values[i, j].mean() for j in range(values.shape[1])] for i in idx])
     a = (1 - level) / 2
     return np.quantile(means, a, axis=0), np.quantile(means, 1 - a, axis=0)
