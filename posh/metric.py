@@ -352,7 +352,9 @@ class PoSh:
         self._extractor = None
         exact = ':exact' if self.judge_kwargs.get('exact') else ''
         kw = self.judge_kwargs
-        trunc = VLLMJudge.signature_suffix(kw.get('truncate'), kw.get('sampling'), kw.get('seed', 0)) if isinstance(self.judge_spec, str) else ''
+        is_vllm = isinstance(self.judge_spec, str) and parse_judge_spec(self.judge_spec)[0] == 'vllm'   # its platform: vLLM's alone
+        trunc = VLLMJudge.signature_suffix(kw.get('truncate'), kw.get('sampling'), kw.get('seed', 0),
+                                           'detect' if is_vllm else None) if isinstance(self.judge_spec, str) else ''
         self.truncates = bool(kw.get('truncate')) if isinstance(self.judge_spec, str) else bool(getattr(self.judge_spec, 'truncate', None))
         self.judge = CachedJudge(self._make_judge, judge_signature(self.judge_spec, kw) + exact + trunc, self.cache,
                                  track_cuts=self.truncates)
@@ -413,12 +415,16 @@ class PoSh:
         while len(self._recent) > 4096: self._recent.popitem(last=False)
         return [SceneGraph.from_dict(found[k]) for k in keys]
 
-    def estimate_calls(self, generations:list[str], references:list) -> int:
-        "About how many judge calls (questions and rewrites, cached or not) scoring these pairs takes: `estimate_calls` of every graph, both directions (parses the texts, which are cached)."
+    def estimate_pair_calls(self, generations:list[str], references:list) -> list[int]:
+        "Per pair, about how many judge calls (questions and rewrites, cached or not) scoring it takes: `estimate_calls` of its graphs, both directions (all texts parsed in one batch, and cached)."
         gens, refs = check_pairs(generations, references)
         texts = list(dict.fromkeys(gens + [r for rs in refs for r in rs]))
         n = {t: estimate_calls(g, self.prompts, self.rewrite) for t, g in zip(texts, self.graphs(texts))}
-        return sum(n[g] + sum(n[r] for r in rs) for g, rs in zip(gens, refs))
+        return [n[g] + sum(n[r] for r in rs) for g, rs in zip(gens, refs)]
+
+    def estimate_calls(self, generations:list[str], references:list) -> int:
+        "About how many judge calls scoring these pairs takes (the sum of `estimate_pair_calls`)."
+        return sum(self.estimate_pair_calls(generations, references))
 
     def evaluate(self, generations, references:list|None=None, granular:bool=False, ids:list|None=None) -> list[PairScore]:
         "PoSh scores of each (generation, reference(s)) pair, in order (`granular=True` keeps every element); `generations` may be a DataFrame with 'generation' and 'reference' columns (and 'id'). A pair that cannot be scored (an empty text, a wrong type) gets a PairScore with its `error` and NaN scores; the rest are scored."

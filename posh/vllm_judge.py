@@ -49,9 +49,12 @@ def vllm_known_variables(root: str | os.PathLike | None = None) -> frozenset[str
     return frozenset(names)
 
 def vllm_environment(env: dict | None = None, platform: str = 'cuda', known: frozenset[str] | None = None) -> dict:
-    "Set in `env` (default `os.environ`), where unset, the reference's vLLM variables that apply on `platform` (no batch-invariant kernels on 'cpu') and that the installed vLLM reads (`known`; None: all); return the values in force."
+    """Set in `env` (default `os.environ`), where unset, the reference's vLLM variables that apply on `platform` and return
+    the values in force. The batch-invariant switches: on every platform but 'cpu' (no such kernels there), always, as the
+    reference sets them (vLLM 0.11 reads them indirectly and in C++, where `known` cannot see them); the other variables
+    only where the installed vLLM reads them (`known`; None: all)."""
     env = os.environ if env is None else env
-    want = [k for k in VLLM_ENV if (known is None or k in known) and not (platform == 'cpu' and k in BATCH_INVARIANT_VARS)]
+    want = [k for k in VLLM_ENV if (platform != 'cpu' if k in BATCH_INVARIANT_VARS else (known is None or k in known))]
     for k in want: env.setdefault(k, VLLM_ENV[k])
     return {k: env[k] for k in want}
 
