@@ -4,7 +4,7 @@
 
 # %% ../nbs/03b_calibration.ipynb #a161886e
 from __future__ import annotations
-import functools, hashlib, json, math, os
+import dataclasses, functools, hashlib, json, math, os
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
@@ -12,8 +12,8 @@ import numpy as np
 from .judge_features import EMBEDDING_MODEL, FEATURES, GRAPH_FEATURES, TEXT_FEATURES
 
 # %% auto #0
-__all__ = ['CALIBRATION_RESOURCE', 'sigmoid', 'quadratic_pairs', 'quadratic_terms', 'features_used', 'Calibration', 'mixed',
-           'load_calibration', 'fit_logistic', 'fit_quadratic', 'fit_calibration']
+__all__ = ['CALIBRATION_RESOURCE', 'sigmoid', 'quadratic_pairs', 'quadratic_terms', 'features_used', 'Calibration',
+           'extended_map', 'mixed', 'load_calibration', 'fit_logistic', 'fit_quadratic', 'fit_calibration']
 
 # %% ../nbs/03b_calibration.ipynb #0a56d5eb
 CALIBRATION_RESOURCE = 'resources/embedding_judge_calibration.json'
@@ -124,22 +124,28 @@ class Calibration:
                              f"(benchmarks/judges.py --fit --model {model} --calibration OUT.json) and pass calibration='OUT.json'")
         return self
 
+def extended_map(cal:Calibration, kind:str) -> tuple[list[float], float]:
+    "The map of `kind` in `cal`, with weight 0 for every feature of FEATURES[kind] it was not fitted on (the same scores)."
+    have = list(cal.features[kind])
+    if have != list(FEATURES[kind][:len(have)]):
+        raise ValueError(f"calibration {cal.tag}: its {kind} features {have} are not the first of {list(FEATURES[kind])}")
+    return list(cal.weights[kind]) + [0.0] * (len(FEATURES[kind]) - len(have)), cal.bias[kind]
+
 def mixed(cal:Calibration,    # the calibration whose maps are mixed
-          other:Calibration,  # the linear maps mixed in (e.g. the probe map; per direction and kind, or per kind)
+          other:Calibration,  # the linear maps mixed in, one per kind (e.g. the probe map), read by `extended_map`
           weights:dict,       # 'direction.kind' -> the weight w of `other`'s map, in [0, 1]
          ) -> Calibration:
     "`cal` with the maps named in `weights` mixed: P = (1 - w) P_cal + w P_other (`Calibration.mix`; w = 0 leaves a map as it is)."
-    from dataclasses import replace
     mix = dict(cal.mix)
     for k, w in weights.items():
         if k not in cal.weights: raise ValueError(f"mixed: {cal.tag} has no map {k!r} (it has {sorted(cal.weights)})")
         if not 0 <= w <= 1: raise ValueError(f"mixed: the weight of {k!r} is {w}, not in [0, 1]")
-        o = other.key(k.split('.')[-1], k.split('.')[0])
-        if o in other.quadratic: raise ValueError(f"mixed: {other.tag}'s map {o!r} is quadratic; a mix takes a linear map")
-        n, have = len(FEATURES[k.split('.')[-1]]), list(other.weights[o])
-        if w: mix[k] = {'weight': float(w), 'weights': have + [0.0] * (n - len(have)), 'bias': float(other.bias[o])}
-        else: mix.pop(k, None)
-    return replace(cal, mix=mix)
+        kind = k.split('.')[-1]
+        if kind in other.quadratic: raise ValueError(f"mixed: {other.tag}'s map {kind!r} is quadratic; a mix takes a linear map")
+        if not w: mix.pop(k, None); continue
+        ow, ob = extended_map(other, kind)
+        mix[k] = {'weight': float(w), 'weights': ow, 'bias': float(ob)}
+    return dataclasses.replace(cal, mix=mix)
 
 def load_calibration(path:str|os.PathLike|None=None, # a JSON file; None: the package resource `resource`
                      resource:str=CALIBRATION_RESOURCE) -> Calibration:

@@ -500,7 +500,7 @@ def _score_file(args, rows:list[Row], good:list[Row], tmp_cache:str, say:Say):
     if todo:   # the graphs (cached) tell how much judging there is, before the first question
         words = sum(len(r.generation.split()) + sum(len(x.split()) for x in r.references) for r in todo)
         say.note(f"parsing {plural(len(todo), 'pair')} ({words:,} words) into scene graphs and counting their questions")
-        per_pair = [metric.estimate_calls([r.generation], [r.references]) for r in todo]
+        per_pair = metric.estimate_pair_calls([r.generation for r in todo], [r.references for r in todo])
         calls = sum(per_pair)
         say.note(f"about {calls:,} judge calls (questions and rewrites; cached ones are not asked again) "
                  f"for {plural(len(todo), 'pair')}")

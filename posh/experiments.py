@@ -252,8 +252,11 @@ def element_labels(gs:GranularScores) -> pd.DataFrame: # `granular_scores` with 
 CORRECTED_FILE = 'granular_corrected/granular_corrected.jsonl'   # under data/: the granular pairs and their corrected generations
 SHORT_CAPTIONS_FILE = 'short_captions/short_captions.jsonl'      # under data/: one-sentence captions, their mistakes marked
 
-def load_corrected(path:str|os.PathLike) -> list[dict]:
+def load_corrected(path:str|os.PathLike|None=None, # the jsonl; None: data/granular_corrected/ of the repository (or data_dir)
+                   data_dir:str|os.PathLike|None=None) -> list[dict]:
     "The corrected generations: one dict per pair, with its `set` ('dev' or 'test'), `generation`, `corrected` and `reference`."
+    from posh.data import find_data_file
+    path = find_data_file(CORRECTED_FILE, path, data_dir)
     rows = [json.loads(l) for l in Path(path).read_text(encoding='utf-8').splitlines() if l.strip()]
     for i, r in enumerate(rows, 1):
         if bad := [k for k in ('set', 'generation', 'corrected', 'reference') if not isinstance(r.get(k), str)]:

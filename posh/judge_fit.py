@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Sequence
 import numpy as np
 from .judge_features import FEATURES, GRAPH_FEATURES, EMBEDDING_MODEL
-from .calibration import Calibration, fit_logistic, fit_quadratic, load_calibration, mixed as mix_maps
+from .calibration import Calibration, fit_logistic, fit_quadratic, load_calibration, mixed as mix_maps, extended_map
 from .embedding_judge import EmbeddingJudge
 from .meta_eval import overlaps
 from .metric import PoSh
@@ -20,8 +20,8 @@ from .experiments import evaluate_unique
 # %% auto #0
 __all__ = ['FITTED', 'PROBE_RESOURCE', 'PROBE_TEXT_FEATURES', 'REBIASED', 'QUADRATIC', 'QUADRATIC_L2', 'MIXED',
            'neutral_calibration', 'RecordingJudge', 'LabelledQuestion', 'head_span', 'element_marked',
-           'element_questions', 'labelled_questions', 'probe_features', 'probe_calibration', 'extended_map',
-           'fitted_map', 'fit_judge_calibration', 'labelled_coarse']
+           'element_questions', 'labelled_questions', 'probe_features', 'probe_calibration', 'fitted_map',
+           'fit_judge_calibration', 'labelled_coarse']
 
 # %% ../nbs/14_judge_fit.ipynb #jf000007
 def neutral_calibration() -> Calibration:
@@ -113,13 +113,6 @@ def probe_features(kind:str, x:Sequence[float]) -> list[float]:
 def probe_calibration() -> Calibration:
     "The judge probe set's calibration (`8-probe`: graph features, contradictions, lexical attribute and relation text features), as `benchmarks/judges.py --fit --version 8-probe` wrote it."
     return load_calibration(resource=PROBE_RESOURCE)
-
-def extended_map(cal:Calibration, kind:str) -> tuple[list[float], float]:
-    "The map of `kind` in `cal`, with weight 0 for every feature of FEATURES[kind] it was not fitted on (the same scores)."
-    have = list(cal.features[kind])
-    if have != list(FEATURES[kind][:len(have)]):
-        raise ValueError(f"calibration {cal.tag}: its {kind} features {have} are not the first of {list(FEATURES[kind])}")
-    return list(cal.weights[kind]) + [0.0] * (len(FEATURES[kind]) - len(have)), cal.bias[kind]
 
 def fitted_map(questions:Sequence[LabelledQuestion], direction:str, kind:str,
                base:Calibration|None, # None: fit weights and bias; else keep `base`'s weights and fit the bias alone

@@ -4,7 +4,7 @@
 
 # %% ../nbs/07a_leaderboard.ipynb #lb000003
 from __future__ import annotations
-import warnings
+import contextlib, warnings
 from dataclasses import dataclass
 import numpy as np
 import pandas as pd
@@ -12,7 +12,7 @@ from .scoring import bootstrap_draws
 
 # %% auto #0
 __all__ = ['SCORES', 'PANELS', 'bootstrap_means', 'leaderboard', 'PairedDifference', 'paired_differences', 'plotting',
-           'leaderboard_figure']
+           'figure_style', 'leaderboard_figure']
 
 # %% ../nbs/07a_leaderboard.ipynb #lb000006
 def bootstrap_means(scores:np.ndarray, # items x systems, NaN for a missing pair
@@ -104,15 +104,20 @@ def plotting():
                           "pip install \"posh[report]\"") from e
     return plt, sns
 
+@contextlib.contextmanager
+def figure_style():
+    "matplotlib and seaborn (`plotting`) with the figures' theme, inside an `rc_context`: the theme stays with the figure drawn in it, and a later notebook run in the same process keeps its own."
+    plt, sns = plotting()
+    with plt.rc_context():
+        sns.set_theme(style='whitegrid', context='paper', rc={'font.size': 8, 'axes.titlesize': 8, 'axes.labelsize': 8,
+                                                              'xtick.labelsize': 7, 'ytick.labelsize': 7})
+        yield plt, sns
+
 def leaderboard_figure(board:pd.DataFrame,  # `leaderboard`'s table (or any with the name column and k, k_lo, k_hi per score)
                        title:str, footnote:str='',
                        system:str='model'):  # the column of system names
     "Three panels sharing the system axis (best F1 on top): mean and interval of precision, recall and F1."
-    plt, sns = plotting()
-    with plt.rc_context():   # the theme stays with this figure: a later notebook run in the same process keeps its own
-        sns.set_theme(style='whitegrid', context='paper', rc={'font.size': 8, 'axes.titlesize': 8, 'axes.labelsize': 8,
-                                                              'xtick.labelsize': 7, 'ytick.labelsize': 7})
-        return _panels(board, title, footnote, system, plt, sns)
+    with figure_style() as (plt, sns): return _panels(board, title, footnote, system, plt, sns)
 
 def _panels(board, title, footnote, system, plt, sns):
     import matplotlib.ticker

@@ -16,7 +16,7 @@ from .scene_graph import Span
 from .templates import Element
 from .rows import InputError, read_rows
 from .scoring import PairScore, corpus_score, highlight_html, highlight_legend
-from .leaderboard import SCORES, paired_differences, leaderboard_figure, plotting
+from .leaderboard import SCORES, paired_differences, leaderboard_figure, plotting, figure_style
 
 # %% auto #0
 __all__ = ['LOW', 'ERROR_KINDS', 'LEMMA_KINDS', 'STYLE', 'system_specs', 'SystemScores', 'read_scored', 'read_systems',
@@ -266,15 +266,9 @@ def pair_scores(s:SystemScores, ids:Sequence[str]) -> dict[str, PairScore]:
     return out
 
 # %% ../nbs/07b_report.ipynb #rp000028
-def _theme(sns):
-    sns.set_theme(style='whitegrid', context='paper', rc={'font.size': 8, 'axes.titlesize': 8, 'axes.labelsize': 8,
-                                                          'xtick.labelsize': 7, 'ytick.labelsize': 7})
-
 def f1_figure(per:pd.DataFrame, order:Sequence[str]):
     "F1 per pair, one violin per system (quartiles marked), in the leaderboard's order."
-    plt, sns = plotting()
-    with plt.rc_context():
-        _theme(sns)
+    with figure_style() as (plt, sns):
         fig, ax = plt.subplots(figsize=(6.75, 0.7 + 0.45 * len(order)))
         data = [per.f1[per.system == s].to_numpy() for s in order]
         parts = ax.violinplot(data, positions=range(len(order)), vert=False, showextrema=False, widths=0.8)
@@ -289,9 +283,7 @@ def f1_figure(per:pd.DataFrame, order:Sequence[str]):
 
 def precision_recall_figure(per:pd.DataFrame, order:Sequence[str]):
     "Precision against recall, one point per pair, one panel per system, with curves of equal F1."
-    plt, sns = plotting()
-    with plt.rc_context():
-        _theme(sns)
+    with figure_style() as (plt, sns):
         cols = min(3, len(order)); rows = math.ceil(len(order) / cols)
         fig, axes = plt.subplots(rows, cols, figsize=(6.75, 0.4 + 2.2 * rows), squeeze=False, sharex=True, sharey=True)
         colors = sns.color_palette('colorblind', len(order))
@@ -311,9 +303,7 @@ def precision_recall_figure(per:pd.DataFrame, order:Sequence[str]):
 
 def errors_figure(shares:pd.DataFrame, order:Sequence[str]):
     "Share of elements scored <= 2, by kind and system: mistakes (generation elements) and omissions (reference elements)."
-    plt, sns = plotting()
-    with plt.rc_context():
-        _theme(sns)
+    with figure_style() as (plt, sns):
         fig, axes = plt.subplots(1, 2, figsize=(6.75, 2.5), sharey=True)
         colors = sns.color_palette('colorblind', len(order)); w = 0.8 / max(len(order), 1)
         x = np.arange(len(ERROR_KINDS))

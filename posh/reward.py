@@ -6,7 +6,7 @@
 from __future__ import annotations
 import copy, re, tempfile, time, warnings
 from dataclasses import dataclass
-from .metric import PoSh
+from .metric import PoSh, pair_errors
 from .scoring import f1_score
 
 # %% auto #0
@@ -171,10 +171,10 @@ class PoShReward:
         refs = self.references_from(kwargs, len(texts))
         keep = [i for i, t in enumerate(texts) if t.strip()]
         rewards, stats = [self.empty_reward] * len(texts), {}
-        if keep:  # one batched PoSh run; a pair it cannot score (a bad reference) stops the call, named
-            scores = self.metric.evaluate([texts[i] for i in keep], [refs[i] for i in keep], ids=[str(i) for i in keep])
-            bad = [(i, s.error) for i, s in zip(keep, scores) if s.error]   # a bad reference is the dataset's bug: no reward
+        if keep:  # one batched PoSh run; a pair it cannot score (a bad reference) stops the call, named, before any judging
+            bad = [(i, e) for i, e in zip(keep, pair_errors([texts[i] for i in keep], [refs[i] for i in keep])) if e]
             if bad: raise ValueError(f"{self.__name__}: completion {bad[0][0]}: {bad[0][1]}" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ''))
+            scores = self.metric.evaluate([texts[i] for i in keep], [refs[i] for i in keep], ids=[str(i) for i in keep])
             shares = {i: repeat_share(texts[i]) for i in keep}
             for i, s in zip(keep, scores):
                 rewards[i] = float(self.combine(s)) * ((1 - shares[i]) if self.repeat == 'share' else 1.0)
