@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 PIP := $(BIN)/python -m pip
 
-.PHONY: java chromium demo test setup setup-dev setup-vllm vllm-test export readme check-sync nbtest pytest lab clean-venv
+.PHONY: java chromium demo test setup setup-dev setup-discosg setup-vllm vllm-test export readme check-sync nbtest pytest lab clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,8 +56,18 @@ chromium:
 	  $(SUDO) apt-get update -q && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
 	fi
 
+# benchmarks/discosg_graphs.py scores graphs with FACTUAL's SPICE evaluator (factualscenegraph, Apache-2.0). --no-deps:
+# the package declares torch, transformers, sentence-transformers and discosg for its parsers, which its evaluation
+# never imports; `factual_scene_graph.evaluation.spice_evaluation` needs nltk (imported; no NLTK data is read: the
+# synonym tables ship in the package) and tabulate (its utils). Pure Python: no Java, no download at run time.
+$(VENV)/.posh-discosg: $(VENV)/.posh-dev
+	$(PIP) install -q nltk tabulate
+	$(PIP) install -q --no-deps factualscenegraph==0.7.3
+	touch $@
+
 setup: $(VENV)/.posh-runtime
 setup-dev: $(VENV)/.posh-dev
+setup-discosg: $(VENV)/.posh-discosg
 
 demo: setup
 	$(BIN)/posh demo
@@ -85,7 +95,7 @@ nbtest: setup-dev
 
 # pytest exits 5 when it collects no test: that is not a failure here. POSH_TEST_TORCH: the torch the wheel test
 # (tests/test_wheel.py) installs into its fresh venv, the same pin as here.
-pytest: setup-dev chromium
+pytest: setup-dev setup-discosg chromium
 	POSH_TEST_TORCH="$(TORCH)" $(BIN)/python -m pytest -q tests; rc=$$?; if [ $$rc -eq 5 ]; then echo "pytest: no tests collected"; exit 0; fi; exit $$rc
 
 # The paper's judge on a real vLLM engine, on CPU (issue 46; nbs/02b_vllm_judge, tests/test_vllm_engine.py): a second

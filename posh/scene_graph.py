@@ -5,10 +5,12 @@
 # %% ../nbs/01_scene_graph.ipynb #df2c9a14
 from __future__ import annotations
 import json
+from typing import Callable
 from dataclasses import dataclass, field, asdict
 
 # %% auto #0
-__all__ = ['PART_OF', 'PARSER_ALIASES', 'PARSER_HELP', 'Span', 'words_span', 'Entity', 'Relation', 'SceneGraph', 'load_parser']
+__all__ = ['PART_OF', 'PARSER_ALIASES', 'PARSER_HELP', 'NUMBER_WORDS', 'Span', 'words_span', 'Entity', 'Relation', 'SceneGraph',
+           'load_parser', 'predicate_lemmas', 'graph_triples', 'triples_string', 'parse_triples']
 
 # %% ../nbs/01_scene_graph.ipynb #f8e4d8e4
 @dataclass
@@ -146,3 +148,62 @@ def load_parser(name:str='en_core_web_sm', # spaCy pipeline: 'en_core_web_sm' (e
         except OSError: continue
     raise OSError(f"spaCy model {name!r} is not installed. Install it with: "
                   f"{PARSER_HELP.get(name, 'python -m spacy download ' + name)}")
+
+# %% ../nbs/01_scene_graph.ipynb #b8d3e5a0
+NUMBER_WORDS = {w: str(i) for i, w in enumerate('one two three four five six seven eight nine ten eleven twelve'.split(), 1)}
+
+def predicate_lemmas(nlp) -> Callable[[str], str]:
+    "A function (cached) from a relation's predicate to its lemmas, lower-cased, a leading auxiliary dropped: 'is perched on' -> 'perch on'."
+    cache = {}
+    def lemmas(predicate:str) -> str:
+        if predicate not in cache:
+            toks = list(nlp(predicate.strip().lower()))
+            while len(toks) > 1 and toks[0].pos_ == 'AUX': toks = toks[1:]
+            cache[predicate] = ' '.join(t.lemma_.lower() for t in toks)
+        return cache[predicate]
+    return lemmas
+
+def graph_triples(g:SceneGraph,                          # a scene graph
+                  lemmas:Callable[[str], str]|None=None, # predicate -> its base form (`predicate_lemmas(nlp)`); None: as written, lower-cased
+                  bare:bool=True,                        # write `(entity,)` for an entity in no triple
+                 ) -> list[tuple[str, ...]]:
+    "The graph as FACTUAL tuples: (entity, is, attribute|count), (whole, have, part), (subject, predicate lemma, object), and (entity,) for the rest; the viewer left out."
+    lemmas = lemmas or (lambda p: p.strip().lower())
+    ents = {e.id: e.name.strip().lower() for e in g.entities if not e.viewer}
+    out, named = [], set()
+    def add(*t):
+        if t not in out: out.append(t)
+        named.update(t[:1] if t[1] == 'is' else t[::2])   # an attribute's word is not an entity's name
+    for e in g.entities:
+        if e.id not in ents: continue
+        q = (e.quantity or '').strip().lower()
+        if q: add(ents[e.id], 'is', NUMBER_WORDS.get(q, q))
+        for a in e.attributes:
+            if a.text.strip(): add(ents[e.id], 'is', a.text.strip().lower())
+        if e.part_of in ents: add(ents[e.part_of], 'have', ents[e.id])
+    for r in g.relations:
+        if r.subject not in ents or r.object not in ents: continue
+        if r.predicate == PART_OF: add(ents[r.object], 'have', ents[r.subject])
+        else: add(ents[r.subject], lemmas(r.predicate), ents[r.object])
+    return out + ([(n,) for n in dict.fromkeys(ents.values()) if n not in named] if bare else [])
+
+def _word(w:str) -> str: return ' '.join(w.replace(',', ' ').replace('(', ' ').replace(')', ' ').split())
+
+def triples_string(triples:list[tuple[str, ...]]) -> str:
+    "FACTUAL's string form of tuples: `( s , p , o ) , ( e )`."
+    return ' , '.join('( ' + ' , '.join(_word(w) for w in t) + ' )' for t in triples)
+
+def parse_triples(s:str, where:str='graph') -> list[tuple[str, ...]]:
+    "The tuples of a FACTUAL string `( s , p , o ) , ( e ) , ...` (1 or 3 words each); a ValueError names `where` and the tuple it cannot read."
+    s, out, pos = s.strip(), [], 0
+    while pos < len(s):
+        if s[pos] != '(': raise ValueError(f"{where}: expected '(' at character {pos}, found {s[pos:pos + 30]!r}")
+        end = s.find(')', pos)
+        if end < 0: raise ValueError(f"{where}: tuple {len(out) + 1} is not closed: {s[pos:pos + 60]!r}")
+        words = [w.strip() for w in s[pos + 1:end].split(',')]
+        if len(words) not in (1, 3) or not all(words) or '(' in s[pos + 1:end]:
+            raise ValueError(f"{where}: tuple {len(out) + 1} {s[pos:end + 1]!r} has {len(words)} words, not 1 or 3 non-empty ones")
+        out.append(tuple(' '.join(w.split()) for w in words))
+        pos = end + 1
+        while pos < len(s) and (s[pos].isspace() or s[pos] == ','): pos += 1
+    return out
