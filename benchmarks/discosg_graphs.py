@@ -20,7 +20,8 @@ Graphs: each rule set (`--rules`, any name `posh.graphs.get_rules` knows) runs i
 FACTUAL tuples by `posh.scene_graph.graph_triples` (nbs/01_scene_graph, *FACTUAL triples*): attributes and counts
 `(e, is, a)`, part-of `(whole, have, part)`, relations `(s, predicate lemmas, o)`, and a bare `(e)` for an entity in
 no triple (`--no-bare` leaves those out). The `posh` imported is the current directory's checkout when it has one
-(so another worktree's rules are measured by running this file from that worktree), else this file's.
+(so another worktree's rules are measured by running this file from that worktree), else this file's; where that
+checkout has no `graph_triples` yet, this file's `posh/scene_graph.py` writes the tuples.
 
 Figures (per part and rule set; each with a 95% bootstrap interval over captions, BOOT_ROUNDS draws, seed BOOT_SEED):
 * SPICE F1: FACTUAL's evaluator (`factualscenegraph==0.7.3`, `make setup-discosg`), synonyms matched,
@@ -36,7 +37,7 @@ Figures (per part and rule set; each with a 95% bootstrap interval over captions
   caption's elements of a kind are a set (a repeated tuple counts once).
 * the predicted and gold element counts per kind, and graphs per second of the extraction (parse, coreference, rules).
 """
-import argparse, hashlib, json, logging, sys, time, warnings
+import argparse, hashlib, importlib.util, json, logging, sys, time, warnings
 from pathlib import Path
 
 import numpy as np
@@ -57,6 +58,16 @@ def checkout_root() -> Path:
     "The checkout whose `posh` is measured: the current directory's when it has one, else this file's."
     cwd = Path.cwd()
     return cwd if (cwd / 'posh' / '__init__.py').is_file() else SCRIPT_ROOT
+
+
+def triples_api():
+    """`posh.scene_graph`'s FACTUAL functions (graph_triples, triples_string, parse_triples, predicate_lemmas): from the
+    measured checkout, or from this file's when that checkout predates them (they read any SceneGraph alike)."""
+    import posh.scene_graph as sg
+    if hasattr(sg, 'graph_triples'): return sg
+    spec = importlib.util.spec_from_file_location('_discosg_scene_graph', SCRIPT_ROOT / 'posh' / 'scene_graph.py')
+    mod = sys.modules[spec.name] = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)   # dataclasses look it up
+    return mod
 
 
 def load_discosg(path) -> list[dict]:
@@ -194,11 +205,11 @@ def show(i:int, caption:str, rules:str, pred:dict, gold:dict):
 def extract(rules:str, captions:list[str], parser:str, coref:str, bare:bool):
     "The graphs of a rule set as FACTUAL tuples, and the extraction's graphs per second."
     from posh.graphs import GraphExtractor
-    from posh.scene_graph import graph_triples, predicate_lemmas
+    sg = triples_api()
     ex = GraphExtractor(parser, coref, rules=rules)
     t0 = time.perf_counter(); graphs = ex(captions); secs = time.perf_counter() - t0
-    lem = predicate_lemmas(ex.nlp)
-    return [graph_triples(g, lem, bare) for g in graphs], len(captions) / secs
+    lem = sg.predicate_lemmas(ex.nlp)
+    return [sg.graph_triples(g, lem, bare) for g in graphs], len(captions) / secs
 
 
 def main(argv=None):
@@ -219,7 +230,8 @@ def main(argv=None):
     sys.path.insert(0, str(root))
     import posh
     from posh.graphs import get_rules
-    from posh.scene_graph import load_parser, parse_triples, triples_string
+    from posh.scene_graph import load_parser
+    parse_triples, triples_string = triples_api().parse_triples, triples_api().triples_string
     for r in a.rules: get_rules(r)   # an unknown name fails before any work
     data = Path(a.data) if a.data else (root / DEFAULT_DATA).resolve()
     rows = load_discosg(data)
