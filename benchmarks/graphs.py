@@ -3,10 +3,11 @@
 Speed: the 200 IIW-400 texts (100 references, 100 generations) through the extractor of the base commit (imported
 from a `git archive` copy in a temporary folder) and through the current one, alternating, best of `--repeat`
 passes each; prints descriptions per second, the share of parse / coreference / assembly, and the ratio.
-Quality (`--quality`): element precision, recall and F1 (tools/score_graphs.py) of the base commit's
-extractor and of the current `reference` and `v2` rule sets on data/gold_graphs/dev.jsonl.
+Quality (`--quality`): element precision, recall and F1 (tools/score_graphs.py) per kind (entities, attributes,
+part-whole links, relations) and in total, of the base commit's extractor and of the current rule sets (`--rules`,
+default `reference` and `v2`) on data/gold_graphs/dev.jsonl.
 
-Usage: .venv/bin/python benchmarks/graphs.py [--quality] [--base cdca388] [--repeat 3] [--coref rules]
+Usage: .venv/bin/python benchmarks/graphs.py [--quality] [--rules reference v2] [--base cdca388] [--repeat 3] [--coref rules]
 """
 import argparse, importlib, importlib.util, io, json, subprocess, sys, tarfile, tempfile, time
 from pathlib import Path
@@ -67,13 +68,30 @@ def quality(extractors:dict, S) -> dict:
         out[name] = S.score(gold, preds)[1]
     return out
 
+QUALITY_KINDS = (('entity', 'entities'), ('attribute', 'attributes'), ('part_of', 'part-whole'), ('relation', 'relations'))
+
+def print_quality(res:dict):
+    "Per kind and total: precision / recall / F1 and the counts (gold, predicted, matched) of each extractor."
+    print(f"\nElement scores on data/gold_graphs/dev.jsonl (10 IIW-400 references, 706 gold elements; part-whole: the "
+          f"`part_of` links, apart from the element total as before)")
+    print("| extractor | " + ' | '.join(f"{n} P / R / F1" for _, n in QUALITY_KINDS) + " | element F1 | F1 with parts |")
+    print("|---|" + "---|" * (len(QUALITY_KINDS) + 2))
+    for name, r in res.items():
+        cells = [' / '.join(f"{x:.3f}" for x in r[k][1]) for k, _ in QUALITY_KINDS]
+        print(f"| {name} | " + ' | '.join(cells) + f" | {r['combined'][1][2]:.3f} | {r['combined+part_of'][1][2]:.3f} |")
+    print("\n| extractor | " + ' | '.join(f"{n} gold / pred / match" for _, n in QUALITY_KINDS) + " |")
+    print("|---|" + "---|" * len(QUALITY_KINDS))
+    for name, r in res.items():
+        print(f"| {name} | " + ' | '.join(' / '.join(str(x) for x in r[k][0]) for k, _ in QUALITY_KINDS) + " |")
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--base', default=BASE_COMMIT, help='commit whose extractor is the baseline')
     ap.add_argument('--parser', default='en_core_web_sm')
     ap.add_argument('--coref', default='rules')
     ap.add_argument('--repeat', type=int, default=3, help='timed passes over the 200 texts per extractor')
-    ap.add_argument('--quality', action='store_true', help='also score base, reference and v2 on the dev set')
+    ap.add_argument('--quality', action='store_true', help='also score the base commit and --rules on the dev set')
+    ap.add_argument('--rules', nargs='+', default=['reference', 'v2'], help='rule sets scored by --quality (posh.graphs.get_rules names)')
     ap.add_argument('--data', default=str(ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl'))
     a = ap.parse_args()
     sys.path.insert(0, str(ROOT))
@@ -96,13 +114,9 @@ def main():
         ratio = best[f'base {a.base}'][0] / best['v2'][0]
         print(f"speed of v2 relative to base {a.base}: {ratio:.2f} (target >= 0.80)")
         if a.quality:
-            exs['reference'] = GraphExtractor(a.parser, a.coref, rules='reference')
-            res = quality({k: exs[k] for k in (f'base {a.base}', 'reference', 'v2')}, load_scorer())
-            print(f"\nElement scores on data/gold_graphs/dev.jsonl (10 IIW-400 references, 706 gold elements)")
-            print("| extractor | entity P / R / F1 | attribute P / R / F1 | relation P / R / F1 | element F1 |")
-            print("|---|---|---|---|---|")
-            for name, r in res.items():
-                cells = [' / '.join(f"{x:.3f}" for x in r[k][1]) for k in ('entity', 'attribute', 'relation')]
-                print(f"| {name} | " + ' | '.join(cells) + f" | {r['combined'][1][2]:.3f} |")
+            for r in a.rules:
+                if r not in exs: exs[r] = GraphExtractor(a.parser, a.coref, rules=r)
+            res = quality({k: exs[k] for k in (f'base {a.base}', *a.rules)}, load_scorer())
+            print_quality(res)
 
 if __name__ == '__main__': main()
