@@ -94,7 +94,8 @@ def main():
     ap.add_argument('--rules', nargs='+', default=['reference', 'v2'], help='rule sets scored by --quality (posh.graphs.get_rules names)')
     ap.add_argument('--data', default=str(ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl'))
     a = ap.parse_args()
-    sys.path.insert(0, str(ROOT))
+    cwd = Path.cwd()   # the posh measured: the current directory's checkout when it has one (another worktree's rules), else this file's
+    sys.path.insert(0, str(cwd if (cwd / 'posh' / '__init__.py').is_file() else ROOT))
     from posh.graphs import GraphExtractor
     rows = [json.loads(l) for l in open(a.data)]
     texts = [r['reference'] for r in rows] + [r['generation'] for r in rows]
