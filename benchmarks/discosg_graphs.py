@@ -2,6 +2,7 @@
 
     python benchmarks/discosg_graphs.py                                  # v2 and reference, dev and held-out parts
     python benchmarks/discosg_graphs.py --rules v2 --part dev --show 3   # the first 3 dev captions, element by element
+    python benchmarks/discosg_graphs.py --rules v2 --part dev --no-spice --errors 15   # the commonest false / missed elements
     python benchmarks/discosg_graphs.py --rules v3 v2 --json /tmp/discosg.json
     cd OTHER_CHECKOUT && .venv/bin/python /path/to/benchmarks/discosg_graphs.py --rules v3   # OTHER_CHECKOUT's posh
 
@@ -201,6 +202,24 @@ def show(i:int, caption:str, rules:str, pred:dict, gold:dict):
               f"\n    gold:      {f(gold[k] - pred[k])}")
 
 
+def frequent_errors(p_el:dict, g_el:dict, idx:list, k:int) -> dict:
+    "Per kind, the `k` most frequent predicted-only and gold-only elements over the captions `idx`, with their counts."
+    from collections import Counter
+    out = {}
+    for kind in KINDS:
+        fp, fn = Counter(), Counter()
+        for i in idx: fp.update(p_el[i][kind] - g_el[i][kind]); fn.update(g_el[i][kind] - p_el[i][kind])
+        out[kind] = {'predicted only': fp.most_common(k), 'gold only': fn.most_common(k)}
+    return out
+
+
+def print_errors(rules:str, part:str, errs:dict):
+    print(f"\n--- most frequent errors of {rules} on {part} (element: captions)")
+    for kind, by in errs.items():
+        for what, xs in by.items():
+            print(f"  {KIND_NAMES[kind]}, {what}: " + '; '.join(f"{' | '.join(x) if isinstance(x, tuple) else x}: {n}" for x, n in xs))
+
+
 # ---------------------------------------------------------------- main
 def extract(rules:str, captions:list[str], parser:str, coref:str, bare:bool):
     "The graphs of a rule set as FACTUAL tuples, and the extraction's graphs per second."
@@ -224,6 +243,7 @@ def main(argv=None):
     ap.add_argument('--no-spice', action='store_true', help="skip FACTUAL's SPICE (per-kind figures only)")
     ap.add_argument('--no-cache', action='store_true', help=f'score every caption anew (default: reuse {SPICE_CACHE})')
     ap.add_argument('--show', type=int, default=0, metavar='N', help="print the first N captions' elements per kind")
+    ap.add_argument('--errors', type=int, default=0, metavar='K', help='print the K most frequent false and missed elements per kind')
     ap.add_argument('--json', default=None, metavar='OUT', help='write all figures to this JSON file')
     a = ap.parse_args(argv)
     root = checkout_root()
@@ -268,6 +288,8 @@ def main(argv=None):
             res[r] = {**bootstrap(counts, sc), 'graphs_per_second': speed[r]}
         out['parts'][part] = {'captions': len(idx), 'rules': res}
         print_part(part, len(idx), res)
+    for part in show_parts if a.errors else []:
+        for r in a.rules: print_errors(r, part, frequent_errors(p_el[r], g_el, parts[part], a.errors))
     for i in todo[:a.show]:
         for r in a.rules: show(i, rows[i]['caption'], r, p_el[r][i], g_el[i])
     print(f"\n{time.perf_counter() - t0:.0f}s in all")

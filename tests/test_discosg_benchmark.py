@@ -32,6 +32,9 @@ def test_parse_and_match():
     assert D.phrase_lemmas(nlp, ['building', 'ferris wheels'], names=True) == {'building': 'building', 'ferris wheels': 'ferris wheel'}
     c = D.match_counts(D.kind_elements(pred, name, word), D.kind_elements(gold, name, word))
     assert c.tolist() == [[5, 4, 4], [2, 2, 2], [1, 1, 1], [2, 2, 1]]   # 'kites' and 'kite' are one entity now
+    errs = D.frequent_errors({0: D.kind_elements(pred, name, word)}, {0: D.kind_elements(gold, name, word)}, [0], 5)
+    assert errs['relations'] == {'predicted only': [(('girl', 'on', 'hill'), 1)], 'gold only': [(('girl', 'stand on', 'hill'), 1)]}
+    assert errs['entities'] == {'predicted only': [('sky', 1)], 'gold only': []}
 
 
 def test_split_and_bootstrap():
