@@ -14,8 +14,8 @@ import numpy as np
 __all__ = ['DEPICTABLE_CATEGORIES', 'NOT_DEPICTABLE_CATEGORIES', 'LABELS_RESOURCE', 'CLASSIFIER_RESOURCE', 'EMBEDDING_MODEL',
            'NounLabel', 'parse_labels', 'load_labels', 'minilm_path', 'load_minilm', 'embed_alone', 'fit_logistic',
            'LemmaClassifier', 'load_classifier', 'Depictability', 'resource_hash', 'load_depictability',
-           'default_depictability', 'depictable', 'embed_lemmas', 'fit_classifier', 'CVResult', 'stratified_folds',
-           'cross_validate', 'cohen_kappa', 'agreement']
+           'default_depictability', 'depictable', 'embed_lemmas', 'trainable', 'fit_classifier', 'CVResult',
+           'stratified_folds', 'cross_validate', 'cohen_kappa', 'agreement']
 
 # %% ../nbs/01d_depictable.ipynb #6e2a742a
 DEPICTABLE_CATEGORIES = ('thing', 'stuff', 'living', 'part', 'region', 'place', 'light', 'phenomenon', 'condition',
@@ -31,7 +31,7 @@ class NounLabel:
     name: str
     depictable: bool
     category: str          # one of DEPICTABLE_CATEGORIES or NOT_DEPICTABLE_CATEGORIES; 'unseen' when the classifier decided
-    source: str            # 'lexicon', 'head' (the compound's last word), 'classifier' or 'rule' (no letters)
+    source: str            # 'lexicon', 'compound' (a '* head' entry), 'head' (the compound's last word), 'classifier' or 'rule' (no letters)
     p: float|None = None   # the classifier's P(depictable), when it decided
 
 def _read_text(path, resource:str) -> str:
@@ -134,6 +134,7 @@ class Depictability:
         if not key: raise ValueError(f"depictable: empty noun {name!r}")
         if key in self.labels: return NounLabel(key, *self.labels[key], 'lexicon')
         head = key.split(' ')[-1]
+        if ' ' in key and '* ' + head in self.labels: return NounLabel(key, *self.labels['* ' + head], 'compound')
         if head in self.labels: return NounLabel(key, *self.labels[head], 'head')
         if not any(ch.isalpha() for ch in key): return NounLabel(key, True, 'text', 'rule')
         if self.classifier is None: raise ValueError(f"depictable: {key!r} is not in the lexicon and no classifier is loaded")
@@ -168,10 +169,14 @@ def embed_lemmas(model, lemmas:list[str], batch_size:int=128) -> np.ndarray:
     return np.asarray(model.encode(list(lemmas), batch_size=batch_size, normalize_embeddings=True, convert_to_numpy=True,
                                    show_progress_bar=False), dtype=np.float32)
 
+def trainable(labels:dict[str, tuple[bool, str]]) -> list[str]:
+    "The lemmas a classifier learns from: every entry but the `* head` compound entries."
+    return [l for l in labels if not l.startswith('* ')]
+
 def fit_classifier(labels:dict[str, tuple[bool, str]], model, C:float=3.0, threshold:float=0.4,
                    E:np.ndarray|None=None) -> LemmaClassifier:
-    "The map fitted on every lemma of `labels` (their embeddings `E`, in `labels` order, are computed when not given)."
-    lemmas = list(labels)
+    "The map fitted on the `trainable` lemmas of `labels` (their embeddings `E`, in that order, are computed when not given)."
+    lemmas = trainable(labels)
     E = embed_lemmas(model, lemmas) if E is None else E
     w, b = fit_logistic(E, np.array([labels[l][0] for l in lemmas], float), C)
     return LemmaClassifier(w.astype(np.float32), b, threshold, model)
@@ -195,8 +200,8 @@ def stratified_folds(y:np.ndarray, k:int=10, seed:int=0) -> np.ndarray:
 
 def cross_validate(labels:dict[str, tuple[bool, str]], E:np.ndarray, C:float=3.0, threshold:float=0.4,
                    k:int=10, seed:int=0) -> CVResult:
-    "k-fold cross-validation of the classifier over the lemmas of `labels` (embeddings `E` in `labels` order)."
-    y = np.array([labels[l][0] for l in labels], int)
+    "k-fold cross-validation of the classifier over the `trainable` lemmas of `labels` (embeddings `E` in that order)."
+    y = np.array([labels[l][0] for l in trainable(labels)], int)
     fold, pred = stratified_folds(y, k, seed), np.zeros(len(y), int)
     for f in range(k):
         tr, te = fold != f, fold == f

@@ -20,8 +20,8 @@ def _cv_line(name, r): return (f"{name}: accuracy {r.accuracy:.3f} (all depictab
 
 
 def fit(out):
-    from posh.depictable import load_labels, load_minilm, embed_lemmas, cross_validate, fit_classifier
-    labels = load_labels(); model = load_minilm(); E = embed_lemmas(model, list(labels))
+    from posh.depictable import load_labels, load_minilm, embed_lemmas, cross_validate, fit_classifier, trainable
+    labels = load_labels(); model = load_minilm(); E = embed_lemmas(model, trainable(labels))
     print(_cv_line('all-MiniLM-L6-v2 logistic map, P<0.4 dropped', cross_validate(labels, E)))
     print(_cv_line('  same, P<0.5 dropped', cross_validate(labels, E, threshold=0.5)))
     Path(out).write_text(json.dumps(fit_classifier(labels, model, E=E).to_dict()) + '\n', encoding='utf-8')
@@ -32,8 +32,8 @@ def compare():
     import numpy as np
     from sklearn.feature_extraction.text import CountVectorizer
     from sklearn.linear_model import LogisticRegression
-    from posh.depictable import load_labels, stratified_folds
-    labels = load_labels(); X = list(labels); y = np.array([labels[l][0] for l in X], int)
+    from posh.depictable import load_labels, stratified_folds, trainable
+    labels = load_labels(); X = trainable(labels); y = np.array([labels[l][0] for l in X], int)
     fold = stratified_folds(y)
     def show(name, pred):
         print(f"{name}: accuracy {(pred == y).mean():.3f}, depictable kept {(pred[y == 1] == 1).mean():.3f}, "
