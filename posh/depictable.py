@@ -210,7 +210,7 @@ def cross_validate(labels:dict[str, tuple[bool, str]], E:np.ndarray, C:float=3.0
     return CVResult(float((pred == y).mean()), float((pred[y == 1] == 1).mean()), float((pred[y == 0] == 0).mean()),
                     float(y.mean()), len(y))
 
-# %% ../nbs/01d_depictable.ipynb #9730b351
+# %% ../nbs/01d_depictable.ipynb #5528b0f8
 def cohen_kappa(a:list, b:list) -> float:
     "Cohen's kappa of two labellings of the same items."
     if len(a) != len(b) or not a: raise ValueError(f"cohen_kappa: two labellings of the same items needed, got {len(a)} and {len(b)}")
