@@ -134,7 +134,7 @@ def duplicate_ids(rows:list[Row]) -> dict[str, list[int]]:
         if r.id is not None: seen.setdefault(r.id, []).append(r.number)
     return {k: v for k, v in seen.items() if len(v) > 1}
 
-# %% ../nbs/06_rows.ipynb #a22f50fc
+# %% ../nbs/06_rows.ipynb #7d44a131
 def lmms_eval_response(v) -> str|None:
     "The text of an lmms-eval sample's `filtered_resps` (a string, or a string nested in one-element lists); None when there is none."
     while isinstance(v, list) and len(v) == 1: v = v[0]
