@@ -471,7 +471,7 @@ def cmd_score(args) -> int:
     say = Say('score', getattr(args, 'quiet', False))
     if args.no_questions and not args.granular:
         say.warn("--no-questions has no effect without --granular (it leaves out the question of each element that --granular writes)")
-    rows = read_lmms_eval_samples(args.input) if args.lmms_eval_samples else read_rows(args.input, input_columns(args))
+    rows = read_lmms_eval_samples(args.input) if getattr(args, 'lmms_eval_samples', None) else read_rows(args.input, input_columns(args))
     clash = column_clashes(rows)
     if clash: raise CLIError(f"input column(s) {', '.join(map(repr, clash))} have the names of output fields and would be "
                              "overwritten: rename them (or name PoSh's input columns with --generation-col, --reference-col, --id-col)")
