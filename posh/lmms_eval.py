@@ -16,8 +16,8 @@ __all__ = ['SETTINGS_ENV', 'PROMPT', 'DETAILCAPS_REFERENCES', 'METRICS', 'TaskSe
            'local_data_path', 'local_docs', 'local_visual', 'local_target', 'docent_visual', 'docent_target',
            'docent_id', 'detailcaps_visual', 'detailcaps_target', 'detailcaps_id', 'response_text', 'payload',
            'local_results', 'docent_results', 'detailcaps_results', 'TaskSample', 'task_samples', 'task_rows',
-           'TaskRun', 'granular_path', 'score_task', 'task_run', 'posh_precision', 'posh_recall', 'posh_f1',
-           'posh_corpus']
+           'TaskRun', 'results_folder', 'granular_path', 'score_task', 'task_run', 'posh_precision', 'posh_recall',
+           'posh_f1', 'posh_corpus']
 
 # %% ../nbs/15_lmms_eval.ipynb #c7cef7a9
 SETTINGS_ENV = {
@@ -170,16 +170,25 @@ class TaskRun:
     errors: list[str]
     path: Path|None = None
 
-def granular_path(task:str, settings:TaskSettings, output_path:str|None) -> Path|None:
-    "Where the per-document scores go: POSH_GRANULAR_DIR, else lmms-eval's --output_path (a folder), as `<date>_posh_<task>.jsonl`."
-    d = settings.granular_dir or output_path
-    if not d: return None
-    d = Path(d).expanduser()
+def results_folder(output_path:str, model_args=None) -> Path:
+    "The folder where lmms-eval writes a run's results: `--output_path`, then the model's name as lmms-eval's own tracker sanitizes it (when lmms-eval is importable)."
+    d = Path(output_path).expanduser()
     if d.suffix == '.json': d = d.parent   # --output_path given as a results file
+    try:
+        from lmms_eval.loggers.evaluation_tracker import GeneralConfigTracker
+        from lmms_eval.utils import sanitize_model_name
+    except ImportError: return d
+    return d/sanitize_model_name(GeneralConfigTracker._get_model_name(model_args if isinstance(model_args, str) else ''))
+
+def granular_path(task:str, settings:TaskSettings, output_path:str|None, model_args=None) -> Path|None:
+    "Where the per-document scores go, as `<date>_posh_<task>.jsonl`: POSH_GRANULAR_DIR, else beside lmms-eval's results (`results_folder`); neither: nowhere."
+    if settings.granular_dir: d = Path(settings.granular_dir).expanduser()
+    elif output_path: d = results_folder(output_path, model_args)
+    else: return None
     return d/f"{time.strftime('%Y%m%d_%H%M%S')}_posh_{task}.jsonl"
 
 @functools.lru_cache(maxsize=8)
-def score_task(samples:tuple[TaskSample, ...], settings:TaskSettings, output_path:str|None=None) -> TaskRun:
+def score_task(samples:tuple[TaskSample, ...], settings:TaskSettings, output_path:str|None=None, model_args=None) -> TaskRun:
     "Score a task's samples once (memoized: the task's four metrics receive the same samples); bad documents are reported, one line each, and left out."
     from posh.scoring import corpus_score
     rows = task_rows(samples)
@@ -196,14 +205,16 @@ def score_task(samples:tuple[TaskSample, ...], settings:TaskSettings, output_pat
     records = output_records(rows, run.scores, signature, granular=True, errors=run.errors)
     corpus = corpus_score(records)
     task = samples[0].task if samples else 'task'
-    path = granular_path(task, settings, output_path)
+    path = granular_path(task, settings, output_path, model_args)
     if path is not None: write_records(records, str(path))
     print(f"posh lmms-eval: {task}: {corpus}" + (f"; per-document scores in {path}" if path else ''), file=sys.stderr, flush=True)
     return TaskRun(corpus, records, errors, path)
 
 def task_run(items:list, args=None) -> TaskRun:
     "The (shared) run for the items of one PoSh metric; `args`: lmms-eval's command-line arguments (their --output_path)."
-    return score_task(task_samples(items), TaskSettings.from_env(), getattr(args, 'output_path', None))
+    model_args = getattr(args, 'model_args', None)
+    return score_task(task_samples(items), TaskSettings.from_env(), getattr(args, 'output_path', None),
+                      model_args if isinstance(model_args, str) else None)
 
 def posh_precision(items, args=None) -> float: return task_run(items, args).corpus.precision.mean
 def posh_recall(items, args=None) -> float: return task_run(items, args).corpus.recall.mean

@@ -76,6 +76,10 @@ def test_f1_equals_posh(run):
     per_doc = {r['id']: r for r in map(json.loads, open(run['granular']))}
     assert [per_doc[i]['f1'] for i in GOOD] == [s.f1 for s in direct]
     assert all(per_doc[i]['elements'] for i in GOOD)
+    # beside lmms-eval's results: its folder for a model named in --model_args (here none: --output_path itself)
+    from posh.lmms_eval import TaskSettings, granular_path
+    assert run['granular'].parent == run['samples'].parent
+    assert granular_path('t', TaskSettings(), str(run['out']), 'pretrained=org/model-7b,dtype=auto').parent == run['out'] / 'org__model-7b'
 
 
 def test_bad_documents(run):
