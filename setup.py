@@ -28,12 +28,13 @@ setuptools.setup(
         'Topic :: Scientific/Engineering :: Artificial Intelligence',
     ],
     keywords=cfg['keywords'],
-    # posh/resources holds data only (prompts, the bundled example): a data package, listed so that setuptools ships it
+    # posh/resources holds data only (prompts, the bundled example, the lmms-eval tasks in lmms_eval/): a data package,
+    # listed so that setuptools ships it
     packages=['posh', 'posh.resources'],
-    package_data={'posh.resources': ['*']},
+    package_data={'posh.resources': ['*', 'lmms_eval/*']},
     python_requires='>=' + cfg['min_python'],
     install_requires=_reqs('requirements'),
-    extras_require={k: _reqs(f'{k}_requirements') for k in ('dev', 'paper', 'notebooks', 'smollm2', 'ray', 'report')},
+    extras_require={k: _reqs(f'{k}_requirements') for k in ('dev', 'paper', 'notebooks', 'smollm2', 'ray', 'report', 'lmms-eval')},
     entry_points={'console_scripts': cfg.get('console_scripts', '').split(),
                   'nbdev': [f'{cfg["lib_path"]}={cfg["lib_path"]}._modidx:d']},
     zip_safe=False,

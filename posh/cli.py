@@ -9,16 +9,17 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 import posh
-from .rows import Row, read_rows, duplicate_ids, CLIError, InputError, judge_kwargs
+from .rows import Row, read_rows, duplicate_ids, CLIError, InputError, judge_kwargs, read_lmms_eval_samples
 
 # %% auto #0
 __all__ = ['OUTPUT_FIELDS', 'ELEMENT_FIELDS', 'OUTPUT_FORMATS', 'CALL_SECONDS', 'example_pairs', 'output_schema', 'row_error',
            'output_records', 'column_clashes', 'output_format', 'atomic_path', 'atomic_write', 'scored_rows',
            'write_parquet', 'write_records', 'ScoreRun', 'plural', 'Progress', 'score_rows', 'check_writable',
            'input_columns', 'check_paths', 'ready_judge', 'omission_words_map', 'row_words', 'call_seconds',
-           'warn_long', 'Say', 'print_corpus', 'cmd_score', 'write_html', 'cmd_graph', 'cmd_demo', 'engine_opts',
-           'cmd_score_ray', 'add_graph_args', 'add_metric_args', 'add_server_args', 'add_score_args', 'add_report_args',
-           'cmd_report', 'build_parser', 'main']
+           'warn_long', 'Say', 'print_corpus', 'lmms_eval_input', 'lmms_eval_tasks_dir', 'cmd_lmms_eval_tasks',
+           'cmd_score', 'write_html', 'cmd_graph', 'cmd_demo', 'engine_opts', 'cmd_score_ray', 'add_graph_args',
+           'add_metric_args', 'add_server_args', 'add_score_args', 'add_report_args', 'cmd_report', 'build_parser',
+           'main']
 
 # %% ../nbs/08_cli.ipynb #050b3e5a
 def example_pairs() -> list[dict]:
@@ -444,14 +445,33 @@ def print_corpus(records:list[dict], args, say:Say):
     if args.output != '-': print(text, flush=True)
     elif not say.quiet: print(text, file=say.file, flush=True)
 
+def lmms_eval_input(args):
+    "`posh score` reads INPUT or an lmms-eval sample log (--lmms-eval-samples), one of them; the log becomes the input."
+    if not getattr(args, 'lmms_eval_samples', None):
+        if args.input is None: raise CLIError("give INPUT (a JSONL or CSV file, or '-') or --lmms-eval-samples FILE")
+        return
+    if args.input is not None: raise CLIError(f"give INPUT ({args.input}) or --lmms-eval-samples, not both")
+    if input_columns(args) or getattr(args, 'engine', 'local') == 'ray':
+        raise CLIError("--lmms-eval-samples reads the response and references of each sample: it takes no "
+                       "--generation-col/--reference-col/--id-col and runs on the local engine")
+    args.input = args.lmms_eval_samples
+
+def lmms_eval_tasks_dir() -> Path:
+    "The folder of PoSh's lmms-eval tasks (`posh lmms-eval-tasks` prints it for `--include_path`; nbs/15_lmms_eval)."
+    return Path(posh.__file__).resolve().parent/'resources'/'lmms_eval'
+
+def cmd_lmms_eval_tasks(args) -> int:
+    print(lmms_eval_tasks_dir()); return 0
+
 def cmd_score(args) -> int:
     "Score every pair of INPUT; write OUTPUT (and the highlight view with --html); print the corpus score."
+    lmms_eval_input(args)
     check_paths(args)
     if getattr(args, 'engine', 'local') == 'ray': return cmd_score_ray(args)
     say = Say('score', getattr(args, 'quiet', False))
     if args.no_questions and not args.granular:
         say.warn("--no-questions has no effect without --granular (it leaves out the question of each element that --granular writes)")
-    rows = read_rows(args.input, input_columns(args))
+    rows = read_lmms_eval_samples(args.input) if getattr(args, 'lmms_eval_samples', None) else read_rows(args.input, input_columns(args))
     clash = column_clashes(rows)
     if clash: raise CLIError(f"input column(s) {', '.join(map(repr, clash))} have the names of output fields and would be "
                              "overwritten: rename them (or name PoSh's input columns with --generation-col, --reference-col, --id-col)")
@@ -662,8 +682,10 @@ def add_server_args(sp):
 
 def add_score_args(sp):
     "Input and output options of `posh score`."
-    sp.add_argument('input', help="JSONL or CSV with 'generation', 'reference' (string or list) and optional 'id' (other "
-                    "columns pass through to the output); '-': JSONL on standard input")
+    sp.add_argument('input', nargs='?', default=None, help="JSONL or CSV with 'generation', 'reference' (string or list) and "
+                    "optional 'id' (other columns pass through to the output); '-': JSONL on standard input")
+    sp.add_argument('--lmms-eval-samples', default=None, metavar='FILE', help="read an lmms-eval sample log "
+                    "(<date>_samples_<task>.jsonl of --log_samples) instead of INPUT: its responses and references")
     sp.add_argument('-o', '--output', required=True, help="output file, its format from its extension: .jsonl, .csv or "
                     ".parquet; '-': JSONL on standard output (messages stay on stderr); not the input file")
     sp.add_argument('--generation-col', default=None, help="the input column holding the generation (default 'generation')")
@@ -722,6 +744,8 @@ def build_parser() -> argparse.ArgumentParser:
     add_metric_args(d); add_server_args(d); d.set_defaults(func=cmd_demo)
     r = sub.add_parser('report', help="one HTML page on the scores of one or more systems (posh score --granular outputs)")
     add_report_args(r); r.set_defaults(func=cmd_report)
+    t = sub.add_parser('lmms-eval-tasks', help="print the folder of PoSh's lmms-eval tasks (lmms-eval --include_path)")
+    t.set_defaults(func=cmd_lmms_eval_tasks)
     return p
 
 def main(argv:list[str]|None=None) -> int:

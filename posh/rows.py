@@ -4,7 +4,7 @@
 
 # %% ../nbs/06_rows.ipynb #ca9f7594
 from __future__ import annotations
-import csv, io, json, sys
+import ast, csv, io, json, sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from .metric import CONFIGS
@@ -12,7 +12,8 @@ from .backends import parse_judge_spec
 
 # %% auto #0
 __all__ = ['FIELDS', 'RowError', 'Row', 'column_names', 'passthrough', 'check_row', 'InputError', 'read_text', 'read_rows',
-           'duplicate_ids', 'CLIError', 'judge_backend', 'judge_kwargs']
+           'duplicate_ids', 'lmms_eval_response', 'lmms_eval_references', 'lmms_eval_sample_id', 'lmms_eval_row',
+           'read_lmms_eval_samples', 'CLIError', 'judge_backend', 'judge_kwargs']
 
 # %% ../nbs/06_rows.ipynb #5e9f488d
 class RowError(ValueError):
@@ -132,6 +133,61 @@ def duplicate_ids(rows:list[Row]) -> dict[str, list[int]]:
     for r in rows:
         if r.id is not None: seen.setdefault(r.id, []).append(r.number)
     return {k: v for k, v in seen.items() if len(v) > 1}
+
+# %% ../nbs/06_rows.ipynb #7d44a131
+def lmms_eval_response(v) -> str|None:
+    "The text of an lmms-eval sample's `filtered_resps` (a string, or a string nested in one-element lists); None when there is none."
+    while isinstance(v, list) and len(v) == 1: v = v[0]
+    return v if isinstance(v, str) else None
+
+def lmms_eval_references(target) -> list[str]:
+    "An lmms-eval sample's references: its `target` is `str()` of a Python list of strings, or one reference as plain text; parsed with `ast.literal_eval`, never `eval`."
+    if isinstance(target, list): refs = target
+    elif not isinstance(target, str): raise RowError(f"'target' must be text, not {type(target).__name__}")
+    elif not target.lstrip().startswith('['): refs = [target]
+    else:
+        try: refs = ast.literal_eval(target.strip())
+        except (ValueError, SyntaxError, MemoryError, RecursionError):
+            raise RowError(f"'target' starts with '[' but is not a Python list of strings: {target[:60]!r}") from None
+    if not isinstance(refs, list) or not refs or not all(isinstance(r, str) for r in refs):
+        raise RowError(f"'target' must hold a non-empty list of strings, not {str(target)[:60]!r}")
+    if any(not r.strip() for r in refs): raise RowError("'target' holds an empty reference")
+    return refs
+
+def lmms_eval_sample_id(raw:dict):
+    "The document's id: the one PoSh's lmms-eval tasks log with each sample (under 'posh_f1'), else lmms-eval's `doc_id`."
+    payload = raw.get('posh_f1')
+    rid = payload.get('id') if isinstance(payload, dict) else None
+    return rid if rid not in (None, '') else raw.get('doc_id')
+
+def lmms_eval_row(n:int, raw, where:str) -> Row:
+    "One lmms-eval sample as a Row (the response in `filtered_resps`, the references in `target`), or a Row carrying the error, naming the document."
+    if not isinstance(raw, dict): return Row(n, error=f"{where}: expected a JSON object (an lmms-eval sample)")
+    rid = lmms_eval_sample_id(raw)
+    name, doc = None if rid is None else str(rid), f"{where} (document {rid!r})"
+    extra = {'doc_id': raw['doc_id']} if 'doc_id' in raw else {}
+    if 'filtered_resps' not in raw and 'resps' not in raw: return Row(n, name, error=f"{doc}: no response ('filtered_resps')", extra=extra)
+    gen = lmms_eval_response(raw.get('filtered_resps', raw.get('resps')))
+    if gen is None: return Row(n, name, error=f"{doc}: the response is not one text", extra=extra)
+    if not gen.strip(): return Row(n, name, error=f"{doc}: empty response", extra=extra)
+    if 'target' not in raw: return Row(n, name, error=f"{doc}: no references ('target')", extra=extra)
+    try: refs = lmms_eval_references(raw['target'])
+    except RowError as e: return Row(n, name, error=f"{doc}: {e}", extra=extra)
+    return Row(n, name, gen, refs, extra=extra)
+
+def read_lmms_eval_samples(path:str|Path) -> list[Row]:
+    "The rows of an lmms-eval sample log (`--log_samples`: `<date>_samples_<task>.jsonl`); malformed samples carry their error."
+    p = Path(path)
+    if not p.exists(): raise FileNotFoundError(f"lmms-eval sample log {path} does not exist")
+    if p.is_dir(): raise IsADirectoryError(f"{path} is a folder: give one <date>_samples_<task>.jsonl file of it")
+    rows, n = [], 0
+    for line_no, line in enumerate(read_text(p).splitlines(), 1):
+        if not line.strip(): continue
+        n += 1
+        try: raw = json.loads(line)
+        except json.JSONDecodeError as e: rows.append(Row(n, error=f"sample {n} (line {line_no}): bad JSON ({e.msg} at column {e.colno})")); continue
+        rows.append(lmms_eval_row(n, raw, f"sample {n} (line {line_no})"))
+    return rows
 
 # %% ../nbs/06_rows.ipynb #8c9f5817
 class CLIError(Exception):
