@@ -7,6 +7,7 @@
     python benchmarks/granular_dev.py --methods PoSh --json out.json              # PoSh only; rows also as JSON
     python benchmarks/granular_dev.py --dev data/granular_test/granular_test.jsonl   # the test set (measure only, never fit)
     python benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --scope heads   # mistakes reach their function words
+    python benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --scope phrases # both texts' function words of covered phrases
     python benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --entity-spans mentions   # entities by whole mentions
     python benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --words   # also PoSh+words, its words map fitted per fold
 
