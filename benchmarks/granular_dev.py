@@ -7,6 +7,7 @@
     python benchmarks/granular_dev.py --methods PoSh --json out.json              # PoSh only; rows also as JSON
     python benchmarks/granular_dev.py --dev data/granular_test/granular_test.jsonl   # the test set (measure only, never fit)
     python benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --scope heads   # mistakes reach their function words
+    python benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --scope phrases # both texts' function words of covered phrases
     python benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --entity-spans mentions   # entities by whole mentions
     python benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --words   # also PoSh+words, its words map fitted per fold
 
@@ -99,7 +100,7 @@ def main(argv=None):
     ap.add_argument('--fit', default=None, help='FILE.py:FUNC, FUNC(train annotations) -> PoSh kwargs for the fold')
     ap.add_argument('--seed', type=int, default=0, help='seed of the folds')
     ap.add_argument('--cache-dir', default=None, help="PoSh's answer cache folder (default: none, every answer fresh)")
-    ap.add_argument('--scope', default=None, choices=['none', 'modifiers', 'heads'], help="PoSh(scope=): which uncovered words take their head's elements' scores (default: the configuration's)")
+    ap.add_argument('--scope', default=None, choices=['none', 'modifiers', 'phrases', 'heads'], help="PoSh(scope=): which uncovered words take their head's elements' scores ('phrases': the modifiers and the function words of the covered phrases, posh.metric.phrase_scopes; default: the configuration's)")
     ap.add_argument('--entity-spans', default=None, choices=['heads', 'mentions'], help="PoSh(entity_spans=): 'mentions' reports entities by whole mentions (default: the configuration's)")
     ap.add_argument('--words', action='store_true', help="also PoSh+words: PoSh's omissions with the words calibration (nbs/14a)")
     ap.add_argument('--json', default=None, help='also write the table rows to this JSON file')

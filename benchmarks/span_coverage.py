@@ -2,6 +2,7 @@
 
     python benchmarks/span_coverage.py                       # v2 and reference, granular dev and test sets
     python benchmarks/span_coverage.py --rules v3 v2 --json /tmp/cov.json
+    python benchmarks/span_coverage.py --rules v2 --scope modifiers phrases --breakdown   # two scopes; the words left outside by part of speech
 
 A granular token score comes from the elements whose spans overlap the token (`posh.meta_eval.max_over_overlaps`: the
 maximum of their scores; a token no element covers gets 5, "unchecked"). A word outside every span can therefore
@@ -20,8 +21,10 @@ Spans, three readings:
   quantity): its words; a relation: its predicate words, part-of links their own words when recorded), then as
   `PoSh.evaluate` finishes them: `spans:heads` (an entity's mention cut after its own leading attributes,
   `posh.metric.entity_head_spans`) and `scope:modifiers` (uncovered adjectives and adverbs given to the element that
-  covers their head, `posh.metric.head_scopes`). Every element counts, asked or not (an unasked one scores 1: it
-  still reaches its words). The graph alone: what a better graph changes.
+  covers their head, `posh.metric.head_scopes`), or the scope `--scope` names (`posh.metric.apply_scope`: 'phrases'
+  adds the function words of the covered phrases, `posh.metric.phrase_scopes`; 'heads' every word, the generation's
+  only, as `PoSh.evaluate` applies it; 'none': no scope). Every element counts, asked or not (an unasked one scores 1:
+  it still reaches its words). The graph alone: what a better graph changes.
 * `scoring+framing`: the same with the embedded default's framing elements (`posh.framing.framing_elements`, the
   checks of `CONFIGS['embedded']['framing']`): every word the embedded default's granular scores can reach.
 * `all`: the graph's element spans read widely: whole entity mentions, attribute and quantity spans, relation
@@ -53,12 +56,22 @@ def graph_elements(g, direction:str) -> list:
     return els
 
 
-def scoring_elements(g, doc, direction:str, framing:list=()) -> list:
+def set_scope(scope:str, doc, els:list, direction:str) -> list:
+    "The elements with their `scope` as `PoSh(scope=scope).evaluate` sets it (a checkout without `apply_scope` knows `head_scopes` only)."
+    from posh.metric import SCOPES, head_scopes
+    if scope == 'none' or (scope == 'heads' and direction != 'precision'): return els   # 'heads': the generation's words only
+    if scope not in SCOPES: raise SystemExit(f"--scope {scope!r}: this posh knows {['none', *SCOPES]}")
+    try: from posh.metric import apply_scope
+    except ImportError: return head_scopes(doc, els, SCOPES[scope])
+    return apply_scope(scope, doc, els)
+
+
+def scoring_elements(g, doc, direction:str, framing:list=(), scope:str='modifiers') -> list:
     """The elements of `g` as the embedded configuration scores tokens, in `PoSh.evaluate`'s order: `spans:heads`, then
-    the `framing` elements added, then `scope:modifiers` over them all."""
-    from posh.metric import SCOPES, entity_head_spans, head_scopes
+    the `framing` elements added, then the `scope` over them all."""
+    from posh.metric import entity_head_spans
     els = entity_head_spans(graph_elements(g, direction)) + list(framing)
-    return head_scopes(doc, els, SCOPES['modifiers'])
+    return set_scope(scope, doc, els, direction)
 
 
 def all_spans(g) -> list[tuple[int, int]]:
@@ -82,24 +95,37 @@ def coverage(tokens, is_error, spans) -> dict:
             'other': int(sum(not e for e in is_error)), 'other_inside': int(sum(i for i, e in zip(inside, is_error) if not e))}
 
 
-def add(a:dict, b:dict) -> dict: return {k: a.get(k, 0) + b[k] for k in b}
+def add(a:dict, b:dict) -> dict: return {k: a.get(k, 0) + b.get(k, 0) for k in {**a, **b}}
 
 
-def measure(items, labels, docs, graphs) -> dict:
-    "reading -> subtask -> counts, summed over the items."
+def outside_by_pos(tokens, is_error, spans, doc) -> dict:
+    "Counts of the tokens outside every span, by (marked or other, coarse part of speech)."
+    from posh.meta_eval import overlaps
+    out = {}
+    for t, e in zip(tokens, is_error):
+        if overlaps(t.start, t.end, spans): continue
+        k = f"{'marked' if e else 'other'} {doc.char_span(t.start, t.end, alignment_mode='expand').root.pos_}"
+        out[k] = out.get(k, 0) + 1
+    return out
+
+
+def measure(items, labels, docs, graphs, scope:str='modifiers') -> dict:
+    "reading -> subtask -> counts, summed over the items; 'outside' -> subtask -> the words outside `scoring+framing` by part of speech."
     from posh.framing import framing_elements
     from posh.metric import CONFIGS
     out = {r: {'mistakes': {}, 'omissions': {}} for r in READINGS}
+    out['outside'] = {'mistakes': {}, 'omissions': {}}
     for a in items:
         gen, ref = graphs[a.generation], graphs[a.reference]
         fr = framing_elements(a.generation, [a.reference], tuple(CONFIGS['embedded']['framing'].split('+')))
         side = {'mistakes': (gen, docs[a.generation], 'precision'), 'omissions': (ref, docs[a.reference], 'recall')}
         for sub, (g, doc, direction) in side.items():
             lab = labels[a.key][sub]
-            spans = {'scoring': element_spans(scoring_elements(g, doc, direction)),
-                     'scoring+framing': element_spans(scoring_elements(g, doc, direction, [e for e in fr if e.direction == direction])),
+            spans = {'scoring': element_spans(scoring_elements(g, doc, direction, scope=scope)),
+                     'scoring+framing': element_spans(scoring_elements(g, doc, direction, [e for e in fr if e.direction == direction], scope)),
                      'all': all_spans(g)}
             for r in READINGS: out[r][sub] = add(out[r][sub], coverage(lab.tokens, lab.is_error, spans[r]))
+            out['outside'][sub] = add(out['outside'][sub], outside_by_pos(lab.tokens, lab.is_error, spans['scoring+framing'], doc))
     return out
 
 
@@ -107,7 +133,7 @@ def share(n, d): return n / d if d else float('nan')
 
 
 def print_table(res:dict):
-    print("| set | rules | spans | marked mistake words inside | other generation words inside | "
+    print("| set | rules, scope | spans | marked mistake words inside | other generation words inside | "
           "marked omission words inside | other reference words inside |\n|---|---|---|---|---|---|---|")
     for s, by in res.items():
         for r, x in by.items():
@@ -117,10 +143,22 @@ def print_table(res:dict):
                 print(f"| {s} | {r} | {reading} | {cell(m, 'marked')} | {cell(m, 'other')} | {cell(o, 'marked')} | {cell(o, 'other')} |")
 
 
+def print_breakdown(res:dict):
+    "The words outside every `scoring+framing` span, by part of speech: marked, and the others."
+    for s, by in res.items():
+        for r, x in by.items():
+            for sub, c in x['outside'].items():
+                pos = sorted({k.split()[1] for k in c}, key=lambda p: -c.get(f'marked {p}', 0))
+                print(f"\n{s}, {r}, {sub}: words outside `scoring+framing`, marked / other\n| POS | marked | other |\n|---|---|---|")
+                for p in pos: print(f"| {p} | {c.get(f'marked {p}', 0)} | {c.get(f'other {p}', 0)} |")
+
+
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     ap.add_argument('--rules', nargs='+', default=['v2', 'reference'], help='rule sets (posh.graphs.get_rules names)')
     ap.add_argument('--sets', nargs='+', default=['dev', 'test'], choices=['dev', 'test'], help='granular sets')
+    ap.add_argument('--scope', nargs='+', default=['modifiers'], help="scopes of the `scoring` readings: 'none' or posh.metric.SCOPES keys (default modifiers, the embedded default's)")
+    ap.add_argument('--breakdown', action='store_true', help='also the words outside `scoring+framing` by part of speech')
     ap.add_argument('--json', default=None, metavar='OUT', help='write the counts and shares to this JSON file')
     a = ap.parse_args(argv)
     sys.path.insert(0, str(checkout_root()))
@@ -136,8 +174,10 @@ def main(argv=None):
     exs = {r: GraphExtractor(rules=r) for r in a.rules}
     docs = parse_texts(next(iter(exs.values())).nlp, texts)   # the protocol's parse: the text whole, as given
     graphs = {r: dict(zip(texts, ex(texts))) for r, ex in exs.items()}
-    res = {s: {r: measure(items, token_labels(items, docs), docs, graphs[r]) for r in a.rules} for s, items in sets.items()}
+    res = {s: {f"{r}, {sc}": measure(items, token_labels(items, docs), docs, graphs[r], sc) for r in a.rules for sc in a.scope}
+           for s, items in sets.items()}
     print_table(res)
+    if a.breakdown: print_breakdown(res)
     print(f"\n{time.perf_counter() - t0:.0f}s in all")
     if a.json:
         Path(a.json).write_text(json.dumps({'command': ' '.join(sys.argv), 'posh': str(Path(posh.__file__).parent), 'sets': res}, indent=1))

@@ -72,9 +72,9 @@ ELEMENT_FIELDS = {
     'spans': "where the element is in its own text: a list of {text, start, end} character offsets (Python string "
              "indices, end exclusive) into the generation for precision elements and into reference `reference` for "
              "recall elements; a relation's spans are its predicate's own words, at every occurrence (a part-of relation's: the possessive, under the reference rules; none for a v2 part-of link)",
-    'scope': "elements that have one (--scope modifiers, the embedded default: both texts' elements; --scope heads: the "
+    'scope': "elements that have one (--scope modifiers, the embedded default, and --scope phrases: both texts' elements; --scope heads: the "
              "generation's): the words no element covers that take this element's score in the token view ({text, "
-             "start, end}, offsets as its spans'): the adjectives and adverbs (modifiers), or every word (heads), whose "
+             "start, end}, offsets as its spans'): the adjectives and adverbs (modifiers; phrases adds the function words and bare noun clauses of posh.metric.phrase_scopes), or every word (heads), whose "
              "first covered syntactic head is one of its spans' words",
 }
 
@@ -655,11 +655,13 @@ def add_metric_args(sp):
     sp.add_argument('--parser', default=None, help="spaCy pipeline, overriding the configuration's")
     sp.add_argument('--coref', default=None, choices=['rules', 'maverick'], help="coreference, overriding the configuration's")
     sp.add_argument('--rules', default=None, choices=['v2', 'reference'], help="scene-graph rule set, overriding the configuration's")
-    sp.add_argument('--scope', default=None, choices=['none', 'modifiers', 'heads'],
+    sp.add_argument('--scope', default=None, choices=['none', 'modifiers', 'phrases', 'heads'],
                     help="granular token scores: 'modifiers' gives each adjective and adverb that no element covers, in "
                          "both texts, to the elements of its first covered syntactic head ('a slightly curved beak': "
                          "'slightly' joins 'curved'); 'heads' every such word of the generation ('on the left side': "
-                         "'on', 'the' join 'side'); 'none' the elements' own spans (the paper's). PoSh(scope=), nbs/05; "
+                         "'on', 'the' join 'side'); 'phrases' the modifiers, then, in both texts, the function words of the covered "
+                         "phrases (determiners, prepositions, auxiliaries, conjunctions: 'the' joins 'side') and a noun's "
+                         "relative or participial clause with nothing covered; 'none' the elements' own spans (the paper's). PoSh(scope=), nbs/05; "
                          "adds |scope:... to the signature; coarse scores unchanged. Default: the configuration's "
                          "(embedded 'modifiers', paper 'none')")
     sp.add_argument('--cache-dir', default=None, help='SQLite cache folder: resumable, repeated runs are free')

@@ -19,9 +19,10 @@ from .judges import embedded_gguf_path, model_short_name, Judge, BackendUnavaila
 from .backends import BACKENDS, make_judge, parse_judge_spec, backend_class
 
 # %% auto #0
-__all__ = ['CONFIGS', 'SCOPES', 'PAPER_INSTALL', 'judge_can_rewrite', 'judge_signature', 'content_key', 'code_fingerprint',
-           'Cache', 'CachedJudge', 'check_pairs', 'check_pair', 'frame_pairs', 'pair_errors', 'element_from_dict',
-           'pair_from_dict', 'head_scopes', 'entity_head_spans', 'missing_pieces', 'PoSh']
+__all__ = ['CONFIGS', 'SCOPES', 'PHRASE_DEPS', 'NOUN_CLAUSES', 'ARTICLES', 'PAPER_INSTALL', 'judge_can_rewrite',
+           'judge_signature', 'content_key', 'code_fingerprint', 'Cache', 'CachedJudge', 'check_pairs', 'check_pair',
+           'frame_pairs', 'pair_errors', 'element_from_dict', 'pair_from_dict', 'head_scopes', 'phrase_scopes',
+           'apply_scope', 'entity_head_spans', 'missing_pieces', 'PoSh']
 
 # %% ../nbs/05_posh.ipynb #0dc476d5
 CONFIGS = {
@@ -235,7 +236,8 @@ def pair_from_dict(d:dict) -> PairScore:
 
 # %% ../nbs/05_posh.ipynb #fd5f5d7b
 SCOPES = {'heads': None,                          # every word, the generation's only (opt-in)
-          'modifiers': frozenset({'ADJ', 'ADV'})}   # adjectives and adverbs, in both texts (the embedded default)
+          'modifiers': frozenset({'ADJ', 'ADV'}),   # adjectives and adverbs, in both texts (the embedded default)
+          'phrases': frozenset({'ADJ', 'ADV'})}     # the modifiers, then their phrases' function words and bare noun clauses, both texts (`phrase_scopes`)
 
 def head_scopes(doc,             # the parsed text (a spaCy Doc) that the elements' spans index
                 elements:list,   # its elements (`Element`), e.g. a generation's precision elements
@@ -256,6 +258,61 @@ def head_scopes(doc,             # the parsed text (a spaCy Doc) that the elemen
         if h.head.i == h.i: continue   # the chain ends at an uncovered root: the word stays unchecked
         for j in owners[h.head.i]: elements[j].scope.append(Span(t.text, t.idx, t.idx + len(t.text), sentence[t.i]))
     return elements
+
+# %% ../nbs/05_posh.ipynb #a54c0002
+PHRASE_DEPS = frozenset({'det', 'predet', 'poss', 'nummod', 'quantmod', 'case', 'prep', 'agent', 'aux', 'auxpass',
+                         'neg', 'prt', 'cc', 'mark'})   # a phrase's function words (spaCy's English dependency labels)
+NOUN_CLAUSES = frozenset({'relcl', 'acl'})   # clauses that modify a noun: relative and participial
+ARTICLES = frozenset({'a', 'an', 'the'})      # `phrase_scopes(..., words_out=ARTICLES)`: a variant measured, not the default
+
+def _span_owners(doc, elements:list) -> list[list[int]]:
+    "Token i -> the indices of the elements whose spans (not scope) cover it."
+    owners = [[] for _ in doc]
+    for j, e in enumerate(elements):
+        for s in e.spans:
+            for t in doc.char_span(s.start, s.end, alignment_mode='expand') or ():
+                if j not in owners[t.i]: owners[t.i].append(j)
+    return owners
+
+def phrase_scopes(doc,            # the parsed text (a spaCy Doc) that the elements' spans index
+                  elements:list,  # its elements (`Element`)
+                  deps:frozenset=PHRASE_DEPS,       # the dependency labels of the function words given out
+                  words_out:frozenset=frozenset(),  # lower-cased words never given out (e.g. `ARTICLES`)
+                 ) -> list:
+    """`head_scopes` with the modifiers, then each uncovered function word (`deps`) to the elements of its first covered
+    head reached through function words and modifiers only, and the words of a noun's relative or participial clause in
+    which nothing is covered to the noun's elements."""
+    head_scopes(doc, elements, SCOPES['modifiers'])
+    sentence = {t.i: k for k, s in enumerate(doc.sents) for t in s}
+    owners = _span_owners(doc, elements)
+    given = {(s.start, s.end) for e in elements for s in e.scope}
+    def give(t, js):
+        if (t.idx, t.idx + len(t.text)) in given or not js: return
+        given.add((t.idx, t.idx + len(t.text)))
+        for j in js: elements[j].scope.append(Span(t.text, t.idx, t.idx + len(t.text), sentence[t.i]))
+    free = lambda t: not owners[t.i] and not t.is_punct and bool(t.text.strip()) and t.lower_ not in words_out
+    in_phrase = lambda t: t.dep_ in deps or t.pos_ in SCOPES['modifiers']   # a function word or a modifier
+    for t in doc:
+        if not free(t) or t.dep_ not in deps: continue
+        h = t
+        while h.head.i != h.i and not owners[h.head.i] and in_phrase(h.head): h = h.head
+        if h.head.i != h.i: give(t, owners[h.head.i])   # an uncovered content word or the root ends the phrase: unchecked
+    for n in doc:
+        for c in n.children if owners[n.i] else ():
+            if c.dep_ in NOUN_CLAUSES and not any(owners[w.i] for w in c.subtree):
+                for w in c.subtree:
+                    if free(w): give(w, owners[n.i])
+    for e in elements: e.scope.sort(key=lambda s: s.start)
+    return elements
+
+def apply_scope(scope:str,      # a key of `SCOPES`
+                doc,            # the parsed text its elements' spans index
+                elements:list,  # its elements
+               ) -> list:
+    "Set the elements' `scope` as `PoSh(scope=scope)` does: `phrase_scopes` for 'phrases', else `head_scopes` with the scope's parts of speech."
+    if scope not in SCOPES: raise ValueError(f"scope must be one of {list(SCOPES)}, not {scope!r}")
+    return phrase_scopes(doc, elements) if scope == 'phrases' else head_scopes(doc, elements, SCOPES[scope])
+
 
 # %% ../nbs/05_posh.ipynb #11b2a29e
 def _after_modifiers(s:Span, attrs:list) -> Span:
@@ -325,7 +382,7 @@ class PoSh:
                  cache_dir:str|os.PathLike|None=None, # SQLite cache folder; None: no cache
                  batch_size:int|None=None, # pairs judged together (and checkpointed together); None: the configuration's (embedded 128, paper 16)
                  judge_kwargs:dict|None=None, # passed to the judge backend (e.g. base_url for 'openai')
-                 scope:str|None=None,     # granular token scores: 'modifiers' gives each text's uncovered adjectives and adverbs to their head's elements, 'heads' every uncovered word of the generation (`head_scopes`, `SCOPES`); 'none': spans only (paper); None: the configuration's
+                 scope:str|None=None,     # granular token scores: 'modifiers' gives each text's uncovered adjectives and adverbs to their head's elements, 'heads' every uncovered word of the generation (`head_scopes`, `SCOPES`), 'phrases' the modifiers and their phrases' function words, both texts (`phrase_scopes`); 'none': spans only (paper); None: the configuration's
                  entity_spans:str|None=None, # 'heads': an entity's spans without its own leading attributes (`entity_head_spans`); 'mentions': whole mentions (paper); None: the configuration's
                  framing:str|None=None,   # checks of FRAMING_CHECKS joined by '+' ('shot', 'facing', 'position'; 'shot+facing+position'): framing claims as uncounted elements of the granular mistakes and omissions (`framing_elements`, nbs/04b); 'none' (paper); None: the configuration's
                  progress:bool=False):    # progress bar on stderr
@@ -492,14 +549,14 @@ class PoSh:
             checks = tuple(self.framing.split('+'))
             for g, r, sc in zip(gens, refs, out): sc.elements.extend(framing_elements(g, r, checks))
         if granular and self.scope != 'none':   # the texts parsed as the protocol parses them (whole, as given)
-            both, pos = self.scope == 'modifiers', SCOPES[self.scope]
+            both = self.scope != 'heads'   # 'heads' reaches the generation's words only
             uniq = list(dict.fromkeys(gens + ([r for rs in refs for r in rs] if both else [])))
             nlp = self.extractor.nlp   # tags and dependencies only: the same parse at half the time
             docs = dict(zip(uniq, nlp.pipe(uniq, disable=[p for p in ('ner', 'lemmatizer') if p in nlp.pipe_names])))
             for g, rs, sc in zip(gens, refs, out):
-                head_scopes(docs[g], [e for e in sc.elements if e.direction == 'precision'], pos)
+                apply_scope(self.scope, docs[g], [e for e in sc.elements if e.direction == 'precision'])
                 for j, r in enumerate(rs if both else []):   # each reference's recall elements index that reference
-                    head_scopes(docs[r], [e for e in sc.elements if e.direction == 'recall' and (e.reference or 0) == j], pos)
+                    apply_scope(self.scope, docs[r], [e for e in sc.elements if e.direction == 'recall' and (e.reference or 0) == j])
         if not granular:
             for sc in out: sc.elements = None
         return out
