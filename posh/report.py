@@ -20,7 +20,7 @@ from .scoring import PairScore, corpus_score, highlight_html, highlight_legend, 
 from .leaderboard import SCORES, paired_differences, leaderboard_figure, plotting, figure_style
 
 # %% auto #0
-__all__ = ['ERROR_KINDS', 'FRAMING', 'LEMMA_KINDS', 'STYLE', 'LEADERBOARD_TITLE', 'system_specs', 'SystemScores',
+__all__ = ['ERROR_KINDS', 'FRAMING', 'LEADERBOARD_TITLE', 'LEMMA_KINDS', 'STYLE', 'system_specs', 'SystemScores',
            'scored_records', 'counted', 'read_scored', 'check_texts', 'read_systems', 'signature_note', 'corpus_board',
            'per_pair', 'error_shares', 'marked_shares', 'frequent', 'worst_pairs', 'disagreeing_pairs', 'element_from',
            'pair_scores', 'f1_figure', 'precision_recall_figure', 'errors_figure', 'text_overlaps', 'png_tag',
@@ -30,6 +30,7 @@ __all__ = ['ERROR_KINDS', 'FRAMING', 'LEMMA_KINDS', 'STYLE', 'LEADERBOARD_TITLE'
 # %% ../nbs/07b_report.ipynb #rp000006
 ERROR_KINDS = ('entity', 'attribute', 'relation')   # the kinds that count in the scores; 'framing' claims are shown apart (they count in none)
 FRAMING = 'framing'
+LEADERBOARD_TITLE = 'Leaderboard: mean precision, recall and F1 per system'   # the leaderboard figure's title
 LEMMA_KINDS = ('entity', 'attribute')
 
 def _stem(path:str) -> str:
@@ -451,7 +452,7 @@ def text_overlaps(fig) -> list[tuple[str, str]]:
     for ax in fig.axes:
         marks = []   # the boxes of every plotted point (its marker) and interval bar (its segment), in pixels
         for ln in ax.lines:
-            if len(ln.get_xydata()) > 200: continue   # a curve or a cloud (F1 lines, scatter), not a row of values
+            if ln.get_marker() in (None, '', ' ', 'None') or len(ln.get_xydata()) > 200: continue   # points only: not a curve that its label names
             h = max(ln.get_markersize(), 1) * fig.dpi / 144 + 1
             marks += [mt.Bbox.from_extents(x - h, y - h, x + h, y + h) for x, y in ax.transData.transform(ln.get_xydata())]
         for c in ax.collections:
@@ -593,8 +594,6 @@ def pair_html(system:str, pid:str, s:SystemScores, ps:PairScore|None) -> str:
             f'<b>{r.recall:.3f}</b> · f1 <b>{r.f1:.3f}</b></p><p class="note">{why}</p></div>')
 
 # %% ../nbs/07b_report.ipynb #rp000032
-LEADERBOARD_TITLE = 'Leaderboard: mean precision, recall and F1 per system'
-
 @dataclass
 class Report:
     "A built report: its HTML page and the tables behind it."

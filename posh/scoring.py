@@ -12,8 +12,8 @@ from .scene_graph import SceneGraph, Span
 from .templates import join_references, Element, Prompts, plan_questions
 
 # %% auto #0
-__all__ = ['KINDS', 'DIRECTIONS', 'MISTAKE_RULE', 'SCORE_WORDS', 'TEXT_COLOUR', 'MISTAKE_RGB', 'OMISSION_RGB', 'drive',
-           'reference_order', 'mean_score', 'coarse', 'f1_score', 'check_weights', 'PairScore', 'pair_score',
+__all__ = ['KINDS', 'DIRECTIONS', 'MISTAKE_RULE', 'SCORE_WORDS', 'TEXT_COLOUR', 'MISTAKE_RGB', 'OMISSION_RGB', 'WORDS_BELOW',
+           'drive', 'reference_order', 'mean_score', 'coarse', 'f1_score', 'check_weights', 'PairScore', 'pair_score',
            'score_graphs', 'prompt_floor', 'judge_token_counter', 'check_lengths', 'scores_frame', 'elements_frame',
            'element_record', 'bootstrap_draws', 'bootstrap_orders', 'bootstrap_bounds', 'Mean', 'CorpusScore',
            'corpus_score', 'MistakeRule', 'load_mistake_rule', 'is_marked', 'marked_spans', 'score_label', 'words_cut',
@@ -419,9 +419,11 @@ def _marked_words(text:str, words:list[dict], below:float, rgb:str) -> str:
         c = w['end']
     return ''.join(out) + html.escape(text[c:])
 
+WORDS_BELOW = 3.0   # omission words (nbs/14a) are calibrated chances, not element scores: a word is marked when more likely omitted than not (p_omitted > 0.5, its score 1 + 4 (1 - p) below 3)
+
 def words_cut(below:float|None=None) -> float:
-    "The chance of being omitted above which a word is marked: its score 1 + 4 (1 - p) is then below `below` (default: `MISTAKE_RULE`'s)."
-    return (5 - (MISTAKE_RULE.below if below is None else below)) / 4
+    "The chance of being omitted above which a word is marked: its score 1 + 4 (1 - p) is then below `below` (default `WORDS_BELOW`: 0.5)."
+    return (5 - (WORDS_BELOW if below is None else below)) / 4
 
 def highlight_legend(below:float|None=None, words:bool=False) -> str:
     "HTML legend of the highlight view: the two colours, the shading scale and what is marked, by `MISTAKE_RULE` (`below`: another cut; `words`: the references' omission words)."
@@ -433,7 +435,7 @@ def highlight_legend(below:float|None=None, words:bool=False) -> str:
             f'{swatch(MISTAKE_RGB, 1, "mistake")} a generation element the reference does not support · '
             f'{swatch(OMISSION_RGB, 1, "omission")} ' +
             (f'a reference word the generation likely leaves out (its calibrated chance of being marked omitted above '
-             f'{words_cut(below):.2g}; nbs/14a). ' if words else 'a reference element the generation does not cover. ') +
+             f'{words_cut():.2g}; nbs/14a). ' if words else 'a reference element the generation does not cover. ') +
             f'{html.escape(rule[0].upper() + rule[1:])}; darker = lower '
             f'({swatch(MISTAKE_RGB, 1, "1 absent")} {swatch(MISTAKE_RGB, 2, "2 weak hint")}, lighter up to {below:g}); '
             'hover a marked span for its question and score. Scores: precision, recall and F1 in [0.2, 1].</p>')
@@ -458,8 +460,8 @@ def highlight_html(score:PairScore, generation:str, references:list[str]|str, be
     for k, ref in enumerate(refs):
         rec = [e for e in score.elements if e.direction == 'recall' and (e.reference or 0) == k]
         marked = _marked(ref, rec, below, OMISSION_RGB) if words is None else \
-                 _marked_words(ref, [w for w in words if w['reference'] == k], below, OMISSION_RGB)
-        what = 'omissions' if words is None else f'omission words: chance of being omitted above {words_cut(below):.2g}'
+                 _marked_words(ref, [w for w in words if w['reference'] == k], WORDS_BELOW, OMISSION_RGB)
+        what = 'omissions' if words is None else f'omission words: chance of being omitted above {words_cut():.2g}'
         parts += [f'<p><b>Reference{" " + str(k + 1) if len(refs) > 1 else ""}</b> ({what})</p>',
                   f'<p style="line-height:1.7">{marked}</p>']
     parts.append(f'<p style="color:#666;font-size:small">{html.escape(score.signature if signature is None else signature)}</p></div>')
