@@ -145,11 +145,13 @@ def _group(e:dict) -> str|None:
 
 def _probes(els:list) -> list[tuple]:
     "A few spans of a pair's elements, (direction, reference, text, start, end): the first three of each direction, to check a --pairs text against."
-    out, seen = [], Counter()
+    out, seen = [], {'precision': 0, 'recall': 0}
     for e in els:
         d = e['direction']
-        for sp in e.get('spans') or []:
-            if seen[d] >= 3: break
+        if seen.get(d, 3) >= 3:
+            if min(seen.values()) >= 3: break
+            continue
+        for sp in (e.get('spans') or [])[:3 - seen[d]]:
             out.append((d, e.get('reference'), sp['text'], int(sp['start']), int(sp['end']))); seen[d] += 1
     return out
 
@@ -178,11 +180,12 @@ def read_scored(path:str, name:str|None=None,
         if not isinstance(els, list): raise InputError(f"{where}: 'elements' is not a list")
         with_elements += 1
         try:   # Counter.update of a list counts in C: the per-element work is a few comprehensions
-            grouped = [(e, _group(e), is_marked(e['score'])) for e in els]
-            counts.update([(e['direction'], g, m) for e, g, m in grouped if g is not None])
-            named = [(e, m) for e, g, m in grouped if g in LEMMA_KINDS]
-            totals.update([(e['direction'], e['kind'], e['text']) for e, _ in named])
-            low = [((e['direction'], e['kind'], e['text']), e) for e, m in named if m]
+            cut = MISTAKE_RULE.below   # `is_marked` and `_group`, inlined: this runs once per element of a large corpus
+            counts.update([(e['direction'], e['kind'] if e.get('counted', e['kind'] != FRAMING) else
+                            FRAMING if e['kind'] == FRAMING else None, e['score'] < cut) for e in els])
+            named = [e for e in els if e['kind'] in LEMMA_KINDS and e.get('counted', True)]
+            totals.update([(e['direction'], e['kind'], e['text']) for e in named])
+            low = [((e['direction'], e['kind'], e['text']), e) for e in named if e['score'] < cut]
             lows.update([k for k, _ in low])
             for k, e in low:
                 if k not in examples: examples[k] = (pid, e.get('identifier') or e['text'])
@@ -193,6 +196,7 @@ def read_scored(path:str, name:str|None=None,
             progress(f"{name}: {n:,} rows read"); last = time.monotonic()
     elements, lemmas, lemma_totals, first = {}, {}, {}, {}
     for (d, k, is_low), c in counts.items():
+        if k is None: continue   # uncounted, not framing: the viewer
         v = elements.setdefault((d, k), [0, 0]); v[0] += c; v[1] += c if is_low else 0
     for (d, k, t), c in totals.items():   # lemmas compared in lower case
         lemma_totals.setdefault((d, k), Counter())[t.lower()] += c; lemmas.setdefault((d, k), Counter())
