@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 import posh
-from .rows import Row, read_rows, duplicate_ids, CLIError, InputError, judge_kwargs, read_lmms_eval_samples
+from .rows import Row, read_rows, duplicate_ids, CLIError, InputError, judge_kwargs, read_lmms_eval_samples, check_unique_ids, missing_columns
 
 # %% auto #0
 __all__ = ['OUTPUT_FIELDS', 'ELEMENT_FIELDS', 'OUTPUT_FORMATS', 'CALL_SECONDS', 'example_pairs', 'output_schema', 'row_error',
@@ -58,7 +58,7 @@ ELEMENT_FIELDS = {
     'kind': "'entity', 'attribute' or 'relation'; 'framing' for a claim about the shot (its angle, distance or "
             "setting), about which way a thing faces in it or about where it is in the frame (the embedded configuration, nbs/04b): a "
             "generation's claim checked against the "
-            "reference(s) (precision), a reference's against the generation (recall); not asked, not counted",
+            "reference(s) (precision), a reference's against the generation (recall); not asked, not counted (counted: false)",
     'text': "the element in words: an entity's class name ('horse'), an attribute ('white'), a relation's predicate ('holds')",
     'identifier': "how the question named it ('the white horse'; 'man -> horse' for a relation); a framing claim: its "
                   "axis and what the other text says (\"the shot's angle (the reference: eye-level)\", \"the direction it "
@@ -68,7 +68,11 @@ ELEMENT_FIELDS = {
     'score': "the judge's score on the 1-5 scale (1 absent, 2 weak hint, 3 partial, 4 clear, 5 explicit), the "
              "probability-weighted digit of the judge's answer",
     'present': "entities: score >= the presence threshold (2); null for attributes and relations",
-    'asked': "false: scored 1 without a question, because its entity was judged absent (a framing claim is never asked)",
+    'asked': "false: scored without a question: 1 for an attribute or relation whose entity was judged absent, 5 for "
+             "the viewer (the photograph's point of view, 'our left'), which is never asked; a framing claim is never asked",
+    'counted': "whether the element enters the coarse score: precision is the mean score of the generation's counted "
+               "elements / 5, recall the same of each reference's (its mean over the references); false for the "
+               "viewer (with its attributes and viewer-to-viewer relations) and for framing claims",
     'spans': "where the element is in its own text: a list of {text, start, end} character offsets (Python string "
              "indices, end exclusive) into the generation for precision elements and into reference `reference` for "
              "recall elements; a relation's spans are its predicate's own words, at every occurrence (a part-of relation's: the possessive, under the reference rules; none for a v2 part-of link)",
@@ -223,13 +227,14 @@ def plural(n:int, word:str) -> str:
     return f"{n} {word}{'' if n == 1 else 's'}"
 
 class Progress:
-    "`posh score`'s progress on stderr in judge calls (answered by the judge or the cache), with the pairs done: a tqdm bar on a terminal; elsewhere (a log, a pipe) a plain line at most every `every` seconds, and one at the end."
-    def __init__(self, calls:int, pairs:int, file=None, every:float=30., tty:bool|None=None):
+    "`posh score`'s progress on stderr in judge calls (answered by the judge or the cache), with the pairs done: a tqdm bar on a terminal; elsewhere (a log, a pipe) a line when judging starts, then at most every `every` seconds, and one at the end. `estimates` (row number -> its estimated calls): as each chunk of pairs is done, the total becomes the calls answered plus the estimate of the pairs left."
+    def __init__(self, calls:int, pairs:int, file=None, every:float=10., tty:bool|None=None, estimates:dict|None=None):
         self.file = file if file is not None else sys.stderr
         self.tty = bool(getattr(self.file, 'isatty', lambda: False)()) if tty is None else tty
         self.calls, self.pairs, self.done, self.pairs_done, self.every = calls, pairs, 0, 0, every
         self.t0 = self.shown = time.monotonic()
-        self.bar, self.closed = None, False
+        self.bar, self.closed, self.started = None, False, False
+        self.estimates, self.left = dict(estimates or {}), sum((estimates or {}).values())
         if self.tty:
             from tqdm.auto import tqdm
             self.bar = tqdm(total=calls, desc='posh', unit='call', file=self.file)
@@ -245,14 +250,19 @@ class Progress:
     def answered(self, n:int):
         "`n` more questions or rewrites answered."
         self.done += n
+        if not self.started and self.bar is None: self.started = True; self._line()   # judging has begun: said at once
         if self.bar is not None:
             if self.done > self.bar.total: self.bar.total = self.done   # the estimate was low
             self.bar.update(n)
         elif time.monotonic() - self.shown >= self.every: self._line()
 
-    def finished(self, n:int):
-        "`n` more pairs done."
+    def finished(self, n:int, numbers:list|None=None):
+        "`n` more pairs done (`numbers`: their row numbers, whose estimates then give way to the calls answered)."
         self.pairs_done += n
+        if numbers and self.estimates:
+            self.left -= sum(self.estimates.pop(k, 0) for k in numbers)
+            self.calls = self.done + self.left
+            if self.bar is not None: self.bar.total = max(self.calls, self.done); self.bar.refresh()
         if self.bar is not None: self.bar.set_postfix_str(self._pairs())
 
     def close(self):
@@ -297,7 +307,7 @@ def score_rows(metric, rows:list[Row], batch_size:int, granular:bool, stop:bool=
                     run.errors[r.number] = f"pair {r.name!r} (row {r.number}): {_describe(x)}"
                     if stop: return run
                 else: run.scores[r.number] = x
-            if bar is not None: bar.finished(len(chunk))
+            if bar is not None: bar.finished(len(chunk), [r.number for r in chunk])
     finally:
         if bar is not None:
             bar.close()
@@ -475,9 +485,11 @@ def cmd_score(args) -> int:
     clash = column_clashes(rows)
     if clash: raise CLIError(f"input column(s) {', '.join(map(repr, clash))} have the names of output fields and would be "
                              "overwritten: rename them (or name PoSh's input columns with --generation-col, --reference-col, --id-col)")
-    if not rows: say.warn(f"{args.input} has 0 rows: writing an empty {args.output}")
-    for rid, numbers in duplicate_ids(rows).items():
-        say.warn(f"id {rid!r} is used by rows {', '.join(map(str, numbers))}; each row is scored and written in order")
+    if not rows: raise CLIError(f"{args.input} has no rows: nothing to score (JSONL: one object per line with "
+                                "'generation' and 'reference'; CSV: a header and one line per pair)")
+    check_unique_ids(rows, f"{args.input}: ")
+    wrong = missing_columns(rows, input_columns(args))
+    if wrong: raise CLIError(f"{args.input}: {wrong}")
     bad = [r for r in rows if r.error]
     for r in bad: say.error(r.error)
     if bad and args.on_error == 'stop':
@@ -522,10 +534,12 @@ def _score_file(args, rows:list[Row], good:list[Row], tmp_cache:str, say:Say):
         say.note(f"parsing {plural(len(todo), 'pair')} ({words:,} words) into scene graphs and counting their questions")
         per_pair = metric.estimate_pair_calls([r.generation for r in todo], [r.references for r in todo])
         calls = sum(per_pair)
-        say.note(f"about {calls:,} judge calls (questions and rewrites; cached ones are not asked again) "
-                 f"for {plural(len(todo), 'pair')}")
+        say.note(f"at most {calls:,} judge calls (questions and rewrites; cached ones are not asked again) "
+                 f"for {plural(len(todo), 'pair')}: every entity counted as present; the attributes and relations of "
+                 "an entity the judge finds absent are not asked (typically 15-20% of the calls), so the total is "
+                 "revised as pairs are done")
         warn_long(todo, per_pair, metric, args, say)
-        if not say.quiet: bar = Progress(calls, len(todo))
+        if not say.quiet: bar = Progress(calls, len(todo), estimates={r.number: k for r, k in zip(todo, per_pair)})
     run = score_rows(metric, todo, metric.batch_size, args.granular or bool(args.html) or args.omission_words,
                      stop=args.on_error == 'stop', progress=bar if bar is not None else False,
                      words=row_words(metric, words_cal) if words_cal else None)
@@ -577,7 +591,7 @@ def cmd_graph(args) -> int:
 
 def cmd_demo(args) -> int:
     "The main job on the bundled example: PoSh scores of IIW-400 pairs, with their worst mistakes and omissions."
-    from posh.scoring import worst
+    from posh.scoring import worst, score_label
     from posh.omission_words import words_calibration_for, pair_omission_words
     pairs = example_pairs()[:args.pairs]
     if args.cache_dir: check_writable('--cache-dir', args.cache_dir, folder=True)
@@ -594,7 +608,7 @@ def cmd_demo(args) -> int:
             print(f"   {title}:")
             for e in worst(s, d, args.top, asked_only=True):
                 where = e.spans[0] if e.spans else None
-                print(f"     {e.score:.2f}  {e.kind:9} {e.text!r} ({e.identifier})" +
+                print(f"     {score_label(e.score)}  {e.kind:9} {e.text!r} ({e.identifier})" +
                       (f"  [chars {where.start}-{where.end}]" if where else ''))
             unasked = sum(not e.asked for e in s.elements if e.direction == d and e.kind in ('attribute', 'relation'))
             if unasked: print(f"     ... and {unasked} attributes/relations scored 1 without a question (their entity was judged absent)")
@@ -684,8 +698,10 @@ def add_server_args(sp):
 
 def add_score_args(sp):
     "Input and output options of `posh score`."
-    sp.add_argument('input', nargs='?', default=None, help="JSONL or CSV with 'generation', 'reference' (string or list) and "
-                    "optional 'id' (other columns pass through to the output); '-': JSONL on standard input")
+    sp.add_argument('input', nargs='?', default=None, help="JSONL or CSV with 'generation', 'reference' and optional 'id' (other columns pass "
+                    "through to the output); '-': JSONL on standard input. Several references of one pair: a JSON list, "
+                    "in JSONL [\"first\", \"second\"], in a CSV cell the same list quoted as CSV quotes it: "
+                    "\"[\"\"first\"\", \"\"second\"\"]\" (any other cell, even one joined with |||, is one reference)")
     sp.add_argument('--lmms-eval-samples', default=None, metavar='FILE', help="read an lmms-eval sample log "
                     "(<date>_samples_<task>.jsonl of --log_samples) instead of INPUT: its responses and references")
     sp.add_argument('-o', '--output', required=True, help="output file, its format from its extension: .jsonl, .csv or "
@@ -712,8 +728,10 @@ def add_score_args(sp):
 def add_report_args(sp):
     "Options of `posh report` (posh.report, nbs/07b_report)."
     sp.add_argument('systems', nargs='+', metavar='SCORES',
-                    help="a system's `posh score --granular` output (JSONL, or .jsonl.gz), as NAME=PATH or PATH (named by its stem)")
-    sp.add_argument('-o', '--output', required=True, help='the report: one self-contained HTML file')
+                    help="a system's `posh score --granular` output (.jsonl, .jsonl.gz, .csv or .parquet), as NAME=PATH or PATH (named by its stem)")
+    sp.add_argument('-o', '--output', required=True, help='the report: one self-contained HTML file (.html)')
+    sp.add_argument('--format', default='line', choices=['line', 'json'],
+                    help="the summary printed on stdout (the leaderboard and which paired differences are clear): lines, or one JSON object")
     sp.add_argument('--pairs', action='append', metavar='INPUT', default=[],
                     help="the input file a system scored, as NAME=PATH or PATH (named by its stem): the texts of the highlight views; repeat per system")
     sp.add_argument('--allow-mixed', action='store_true', help='build even when the files have different signatures (flagged at the top)')

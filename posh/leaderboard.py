@@ -122,7 +122,7 @@ def leaderboard_figure(board:pd.DataFrame,  # `leaderboard`'s table (or any with
 def _panels(board, title, footnote, system, plt, sns):
     import matplotlib.ticker
     n = len(board)
-    fig, axes = plt.subplots(1, 3, figsize=(6.75, 0.9 + 0.3 * n), sharey=True)
+    fig, axes = plt.subplots(1, 3, figsize=(6.75, 1.1 + 0.42 * n), sharey=True)
     colors = sns.color_palette('colorblind', 3)
     y = np.arange(n)
     lo_all = min(board[f'{k}_lo'].min() for k, _ in PANELS); hi_all = max(board[f'{k}_hi'].max() for k, _ in PANELS)

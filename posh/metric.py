@@ -20,9 +20,9 @@ from .backends import BACKENDS, make_judge, parse_judge_spec, backend_class
 
 # %% auto #0
 __all__ = ['CONFIGS', 'SCOPES', 'PHRASE_DEPS', 'NOUN_CLAUSES', 'ARTICLES', 'PAPER_INSTALL', 'judge_can_rewrite',
-           'judge_signature', 'content_key', 'code_fingerprint', 'Cache', 'CachedJudge', 'check_pairs', 'check_pair',
-           'frame_pairs', 'pair_errors', 'element_from_dict', 'pair_from_dict', 'head_scopes', 'phrase_scopes',
-           'apply_scope', 'entity_head_spans', 'missing_pieces', 'PoSh']
+           'judge_signature', 'content_key', 'code_fingerprint', 'Cache', 'CachedJudge', 'check_pairs', 'pair_name',
+           'check_pair', 'frame_pairs', 'pair_errors', 'element_from_dict', 'pair_from_dict', 'head_scopes',
+           'phrase_scopes', 'apply_scope', 'entity_head_spans', 'missing_pieces', 'PoSh']
 
 # %% ../nbs/05_posh.ipynb #0dc476d5
 CONFIGS = {
@@ -185,17 +185,22 @@ def check_pairs(generations, references, allow_empty:bool=False) -> tuple[list[s
     if len(gens) != len(refs): raise ValueError(f"{len(gens)} generations but {len(refs)} references")
     return gens, [check_pair(i, g, r, allow_empty) for i, (g, r) in enumerate(zip(gens, refs))]
 
-def check_pair(i:int, g, r, allow_empty:bool=False) -> list[str]:
-    "Pair `i`'s references as a list, or a TypeError / ValueError naming what is wrong with the pair."
-    if not isinstance(g, str): raise TypeError(f"generation {i} is a {type(g).__name__}, not a str")
-    if not allow_empty and not g.strip(): raise ValueError(f"generation {i} is empty")
+def pair_name(i:int, id=None) -> str:
+    "How messages name pair `i` (0-based): 'row 3' (1-based, as `posh score` numbers rows), and its id when it has one: \"row 3, id 'c'\"."
+    return f"row {i + 1}" + ('' if id is None else f", id {str(id)!r}")
+
+def check_pair(i:int, g, r, allow_empty:bool=False, id=None) -> list[str]:
+    "Pair `i`'s references as a list, or a TypeError / ValueError naming what is wrong with the pair (`pair_name`: its 1-based row and its id)."
+    w = pair_name(i, id)
+    if not isinstance(g, str): raise TypeError(f"{w}: 'generation' is a {type(g).__name__}, not a str")
+    if not allow_empty and not g.strip(): raise ValueError(f"{w}: 'generation' is empty")
     if hasattr(r, 'tolist') and not isinstance(r, str): r = r.tolist()   # a list cell of a DataFrame read from Parquet or Arrow
     rs = [r] if isinstance(r, str) else r
     if not isinstance(rs, (list, tuple)) or not rs:
-        raise TypeError(f"reference {i} must be a string or a non-empty list of strings, not {r!r:.60}")
+        raise TypeError(f"{w}: 'reference' must be a string or a non-empty list of strings, not {r!r:.60}")
     for k, x in enumerate(rs):
-        if not isinstance(x, str): raise TypeError(f"reference {i} (item {k}) is a {type(x).__name__}, not a str")
-        if not x.strip(): raise ValueError(f"reference {i} (item {k}) is empty")
+        if not isinstance(x, str): raise TypeError(f"{w}: 'reference' (item {k}) is a {type(x).__name__}, not a str")
+        if not x.strip(): raise ValueError(f"{w}: 'reference' (item {k}) is empty")
     return list(rs)
 
 def frame_pairs(generations, references=None, ids:list|None=None) -> tuple[list, list, list|None]:
@@ -210,14 +215,14 @@ def frame_pairs(generations, references=None, ids:list|None=None) -> tuple[list,
     if ids is None and 'id' in generations.columns: ids = generations['id'].tolist()
     return generations['generation'].tolist(), generations['reference'].tolist(), ids
 
-def pair_errors(generations:list, references:list) -> list[str|None]:
-    "What is wrong with each pair (None: nothing), `check_pair`'s message; a problem of the whole batch (lengths, a single string) raises."
+def pair_errors(generations:list, references:list, ids:list|None=None) -> list[str|None]:
+    "What is wrong with each pair (None: nothing), `check_pair`'s message (naming the pair's id when `ids` are given); a problem of the whole batch (lengths, a single string) raises."
     if isinstance(generations, str) or isinstance(references, str):
         raise TypeError("generations and references must be lists (one item per pair), not a single string")
     if len(generations) != len(references): raise ValueError(f"{len(generations)} generations but {len(references)} references")
     out = []
     for i, (g, r) in enumerate(zip(generations, references)):
-        try: check_pair(i, g, r); out.append(None)
+        try: check_pair(i, g, r, id=None if ids is None or i >= len(ids) else ids[i]); out.append(None)
         except (TypeError, ValueError) as e: out.append(str(e))
     return out
 
@@ -486,7 +491,8 @@ class PoSh:
     def evaluate(self, generations, references:list|None=None, granular:bool=False, ids:list|None=None) -> list[PairScore]:
         "PoSh scores of each (generation, reference(s)) pair, in order (`granular=True` keeps every element); `generations` may be a DataFrame with 'generation' and 'reference' columns (and 'id'). A pair that cannot be scored (an empty text, a wrong type) gets a PairScore with its `error` and NaN scores; the rest are scored."
         generations, references, ids = frame_pairs(generations, references, ids)
-        errs = pair_errors(list(generations), list(references))
+        given = ids
+        errs = pair_errors(list(generations), list(references), None if given is None else list(given))
         ids = [str(i) for i in range(len(errs))] if ids is None else [str(i) for i in ids]
         if len(ids) != len(errs): raise ValueError(f"{len(ids)} ids for {len(errs)} pairs")
         ok = [i for i, e in enumerate(errs) if e is None]

@@ -14,26 +14,29 @@ import pandas as pd
 import posh
 from .scene_graph import Span
 from .templates import Element
-from .rows import InputError, read_rows
-from .scoring import PairScore, corpus_score, highlight_html, highlight_legend
+import csv, warnings
+from .rows import InputError, read_rows, read_text, UNIQUE_IDS
+from .scoring import PairScore, corpus_score, highlight_html, highlight_legend, MISTAKE_RULE, is_marked
 from .leaderboard import SCORES, paired_differences, leaderboard_figure, plotting, figure_style
 
 # %% auto #0
-__all__ = ['LOW', 'ERROR_KINDS', 'LEMMA_KINDS', 'STYLE', 'system_specs', 'SystemScores', 'read_scored', 'read_systems',
-           'signature_note', 'corpus_board', 'per_pair', 'error_shares', 'frequent', 'worst_pairs', 'disagreeing_pairs',
-           'element_from', 'pair_scores', 'f1_figure', 'precision_recall_figure', 'errors_figure', 'png_tag',
-           'html_table', 'header_html', 'leaderboard_html', 'frequent_html', 'pair_html', 'Report', 'build_report',
-           'cmd_report']
+__all__ = ['ERROR_KINDS', 'FRAMING', 'LEADERBOARD_TITLE', 'LEMMA_KINDS', 'STYLE', 'system_specs', 'SystemScores',
+           'scored_records', 'counted', 'read_scored', 'check_texts', 'read_systems', 'signature_note', 'corpus_board',
+           'per_pair', 'error_shares', 'marked_shares', 'frequent', 'worst_pairs', 'disagreeing_pairs', 'element_from',
+           'pair_scores', 'f1_figure', 'precision_recall_figure', 'errors_figure', 'text_overlaps', 'png_tag',
+           'html_table', 'header_html', 'leaderboard_html', 'shares_html', 'frequent_html', 'pair_html', 'Report',
+           'build_report', 'cmd_report']
 
 # %% ../nbs/07b_report.ipynb #rp000006
-LOW = 2.0   # an element scoring this or less (1-5 scale) is counted as a mistake (precision) or an omission (recall)
-ERROR_KINDS = ('entity', 'attribute', 'relation', 'framing')
+ERROR_KINDS = ('entity', 'attribute', 'relation')   # the kinds that count in the scores; 'framing' claims are shown apart (they count in none)
+FRAMING = 'framing'
+LEADERBOARD_TITLE = 'Leaderboard: mean precision, recall and F1 per system'   # the leaderboard figure's title
 LEMMA_KINDS = ('entity', 'attribute')
 
 def _stem(path:str) -> str:
     "A system's default name: the file's name without .gz and .jsonl."
     name = Path(path).name
-    for suffix in ('.gz', '.jsonl', '.json'):
+    for suffix in ('.gz', '.jsonl', '.json', '.csv', '.parquet'):
         if name.lower().endswith(suffix): name = name[:-len(suffix)]
     return name
 
@@ -61,24 +64,69 @@ class SystemScores:
     errors: list[tuple[str, str]]           # rows not scored: (id, error)
     signatures: dict[str, int]              # signature -> scored rows with it
     granular: bool                          # every scored row carries its elements (posh score --granular)
-    elements: dict = field(default_factory=dict)  # (direction, kind) -> [elements, of them scoring <= LOW]
-    lemmas: dict = field(default_factory=dict)    # (direction, kind) -> Counter of lemma -> elements scoring <= LOW
+    elements: dict = field(default_factory=dict)  # (direction, kind) -> [counted elements (framing: its claims), of them marked by MISTAKE_RULE]
+    lemmas: dict = field(default_factory=dict)    # (direction, kind) -> Counter of lemma -> marked elements
     totals: dict = field(default_factory=dict)    # (direction, kind) -> Counter of lemma -> elements
-    examples: dict = field(default_factory=dict)  # (direction, kind, lemma) -> (pair id, identifier) of its first low element
+    examples: dict = field(default_factory=dict)  # (direction, kind, lemma) -> (pair id, identifier) of its first marked element
     lines: dict = field(default_factory=dict)     # pair id -> its line number (to read its elements again)
     texts: dict = field(default_factory=dict)     # pair id -> (generation, references), when the rows carry them
+    probes: dict = field(default_factory=dict)    # pair id -> a few of its spans (`_probes`), to check the texts of --pairs
 
     @property
     def rows(self) -> int: return len(self.pairs) + len(self.errors)
+
+def _format(path) -> str:
+    "How a scored file is read, from its name: 'parquet', 'csv' or 'jsonl' (also .jsonl.gz, and any other name)."
+    name = Path(path).name.lower()
+    return 'parquet' if name.endswith('.parquet') else 'csv' if name.endswith('.csv') else 'jsonl'
 
 def _open(path:str):
     "A scored file for reading, as bytes (.gz: decompressed); an InputError naming a missing file or a folder."
     p = Path(path)
     if not p.exists(): raise InputError(f"{path}: no such file")
-    if p.is_dir(): raise InputError(f"{path}: a folder, not a scored JSONL file")
-    if p.suffix.lower() in ('.csv', '.parquet'):
-        raise InputError(f"{path}: posh report reads JSONL (or .jsonl.gz): score with posh score ... -o NAME.jsonl --granular")
+    if p.is_dir(): raise InputError(f"{path}: a folder, not a scored file (posh score's output: .jsonl, .jsonl.gz, .csv or .parquet)")
     return gzip.open(p, 'rb') if p.suffix.lower() == '.gz' else open(p, 'rb')
+
+def _missing(v) -> bool: return v is None or v == '' or (isinstance(v, float) and math.isnan(v))
+
+def _from_cells(raw:dict) -> dict:
+    "A row of posh score's CSV or Parquet output as its JSONL record: numbers from text, lists (elements, references) from their JSON strings, empty cells as null."
+    row = {}
+    for k, v in raw.items():
+        if k is None: continue
+        if hasattr(v, 'item') and not isinstance(v, (str, bytes)): v = v.item()   # numpy scalars
+        if _missing(v): v = None
+        elif isinstance(v, str) and k in ('precision', 'recall', 'f1', 'n_elements', 'truncated'):
+            try: v = float(v)
+            except ValueError: pass   # left as text: `_number` names it
+        elif isinstance(v, str) and k in ('elements', 'reference', 'omission_words') and v.lstrip().startswith('['):
+            try: v = json.loads(v)
+            except json.JSONDecodeError: pass
+        row[k] = v
+    return row
+
+def scored_records(path:str):
+    "(where, number, record) of each row of a `posh score` output, in order: JSONL (or .jsonl.gz; `number` its line), CSV (its line) or Parquet (its row); an InputError names a malformed row."
+    fmt = _format(path)
+    if fmt == 'jsonl':
+        with _open(path) as f:
+            for n, raw in enumerate(f, 1):
+                if not raw.strip(): continue
+                where = f"{path}, line {n}"
+                try: row = json.loads(raw)
+                except (json.JSONDecodeError, UnicodeDecodeError) as e:
+                    raise InputError(f"{where}: not JSON ({getattr(e, 'msg', e)})") from None
+                if not isinstance(row, dict): raise InputError(f"{where}: not a JSON object")
+                yield where, n, row
+        return
+    _open(path).close()
+    if fmt == 'csv':
+        for n, raw in enumerate(csv.DictReader(io.StringIO(read_text(Path(path)), newline='')), 2):
+            yield f"{path}, line {n}", n, _from_cells(raw)
+    else:
+        try: df = pd.read_parquet(path)
+        except Exception as e: raise InputError(f"{path}: not a Parquet file ({type(e).__name__}: {e})") from None
+        for n, raw in enumerate(df.to_dict('records'), 1): yield f"{path}, row {n}", n, _from_cells(raw)
 
 def _number(row:dict, key:str, where:str) -> float:
     v = row.get(key)
@@ -86,51 +134,69 @@ def _number(row:dict, key:str, where:str) -> float:
         raise InputError(f"{where}: {key!r} is {'missing' if v is None else 'not a number'} (not a row of posh score's output?)")
     return float(v)
 
+def counted(e:dict) -> bool:
+    "Whether an element record counts in the coarse scores: its `counted` field (files written before it: every element but framing claims)."
+    c = e.get('counted')
+    return e['kind'] != FRAMING if c is None else bool(c)
+
+def _group(e:dict) -> str|None:
+    "The kind an element is counted under in the report: its own kind when it counts, 'framing' for a framing claim, None for an uncounted other (the viewer)."
+    return e['kind'] if counted(e) else FRAMING if e['kind'] == FRAMING else None
+
+def _probes(els:list) -> list[tuple]:
+    "A few spans of a pair's elements, (direction, reference, text, start, end): the first three of each direction, to check a --pairs text against."
+    out, seen = [], {'precision': 0, 'recall': 0}
+    for e in els:
+        d = e['direction']
+        if seen.get(d, 3) >= 3:
+            if min(seen.values()) >= 3: break
+            continue
+        for sp in (e.get('spans') or [])[:3 - seen[d]]:
+            out.append((d, e.get('reference'), sp['text'], int(sp['start']), int(sp['end']))); seen[d] += 1
+    return out
+
 def read_scored(path:str, name:str|None=None,
                 progress:Callable[[str], None]|None=None,  # called now and then with a line on how far it got
                ) -> SystemScores:
-    "Read one system's `posh score` output (JSONL, or .jsonl.gz): coarse scores, error rows and the granular counts; an InputError names the file and line of a malformed row."
+    "Read one system's `posh score` output (JSONL or .jsonl.gz, CSV, Parquet): coarse scores, error rows and the granular counts (by `MISTAKE_RULE`); an InputError names the file and row of a malformed one."
     name = name or _stem(path)
-    ids, cols, errors, sigs, lines, texts = [], [], [], {}, {}, {}
-    counts, totals, lows, examples = Counter(), Counter(), Counter(), {}   # keyed by (direction, kind[, text][, low])
+    ids, cols, errors, sigs, lines, texts, probes = [], [], [], {}, {}, {}, {}
+    counts, totals, lows, examples = Counter(), Counter(), Counter(), {}   # keyed by (direction, kind[, text][, marked])
     with_elements, last = 0, time.monotonic()
-    with _open(path) as f:
-        for n, raw in enumerate(f, 1):
-            if not raw.strip(): continue
-            where = f"{path}, line {n}"
-            try: row = json.loads(raw)
-            except (json.JSONDecodeError, UnicodeDecodeError) as e:
-                raise InputError(f"{where}: not JSON ({getattr(e, 'msg', e)})") from None
-            if not isinstance(row, dict): raise InputError(f"{where}: not a JSON object")
-            pid = str(row['id']) if row.get('id') is not None else str(n)
-            if pid in lines: raise InputError(f"{where}: pair id {pid!r} is used twice (line {lines[pid]} too)")
-            lines[pid] = n
-            if row.get('error'): errors.append((pid, str(row['error']))); continue
-            cols.append((_number(row, 'precision', where), _number(row, 'recall', where), _number(row, 'f1', where),
-                         row.get('n_elements')))
-            ids.append(pid)
-            sig = str(row.get('signature') or '')
-            sigs[sig] = sigs.get(sig, 0) + 1
-            if isinstance(row.get('generation'), str) and row.get('reference') is not None:
-                ref = row['reference']; texts[pid] = (row['generation'], [ref] if isinstance(ref, str) else list(ref))
-            els = row.get('elements')
-            if els is None: continue
-            if not isinstance(els, list): raise InputError(f"{where}: 'elements' is not a list")
-            with_elements += 1
-            try:   # Counter.update of a list counts in C: the per-element work is three comprehensions
-                counts.update([(e['direction'], e['kind'], e['score'] <= LOW) for e in els])
-                named = [e for e in els if e['kind'] in LEMMA_KINDS]
-                totals.update([(e['direction'], e['kind'], e['text']) for e in named])
-                low = [((e['direction'], e['kind'], e['text']), e) for e in named if e['score'] <= LOW]
-                lows.update([k for k, _ in low])
-                for k, e in low:
-                    if k not in examples: examples[k] = (pid, e.get('identifier') or e['text'])
-            except (KeyError, TypeError, AttributeError) as e:
-                raise InputError(f"{where}: an element lacks direction, kind, text or a numeric score ({e!r})") from None
-            if progress is not None and time.monotonic() - last > 2:
-                progress(f"{name}: {n:,} rows read"); last = time.monotonic()
+    for where, n, row in scored_records(path):
+        pid = str(row['id']) if not _missing(row.get('id')) else str(n)
+        if pid in lines: raise InputError(f"{where}: pair id {pid!r} is used twice (line {lines[pid]} too): {UNIQUE_IDS}")
+        lines[pid] = n
+        if row.get('error'): errors.append((pid, str(row['error']))); continue
+        cols.append((_number(row, 'precision', where), _number(row, 'recall', where), _number(row, 'f1', where),
+                     row.get('n_elements')))
+        ids.append(pid)
+        sig = str(row.get('signature') or '')
+        sigs[sig] = sigs.get(sig, 0) + 1
+        if isinstance(row.get('generation'), str) and row.get('reference') is not None:
+            ref = row['reference']; texts[pid] = (row['generation'], [ref] if isinstance(ref, str) else list(ref))
+        els = row.get('elements')
+        if els is None: continue
+        if not isinstance(els, list): raise InputError(f"{where}: 'elements' is not a list")
+        with_elements += 1
+        try:   # Counter.update of a list counts in C: the per-element work is a few comprehensions
+            cut = MISTAKE_RULE.below   # `is_marked` and `_group`, inlined: this runs once per element of a large corpus
+            counts.update([(e['direction'], e['kind'] if e.get('counted', e['kind'] != FRAMING) else
+                            FRAMING if e['kind'] == FRAMING else None, e['score'] < cut) for e in els])
+            named = [e for e in els if e['kind'] in LEMMA_KINDS and e.get('counted', True)]
+            totals.update([(e['direction'], e['kind'], e['text']) for e in named])
+            low = [((e['direction'], e['kind'], e['text']), e) for e in named if e['score'] < cut]
+            lows.update([k for k, _ in low])
+            for k, e in low:
+                if k not in examples: examples[k] = (pid, e.get('identifier') or e['text'])
+            probes[pid] = _probes(els)
+        except (KeyError, TypeError, AttributeError, ValueError) as e:
+            raise InputError(f"{where}: an element lacks direction, kind, text, a numeric score or well-formed spans ({e!r})") from None
+        if progress is not None and time.monotonic() - last > 2:
+            progress(f"{name}: {n:,} rows read"); last = time.monotonic()
     elements, lemmas, lemma_totals, first = {}, {}, {}, {}
     for (d, k, is_low), c in counts.items():
+        if k is None: continue   # uncounted, not framing: the viewer
         v = elements.setdefault((d, k), [0, 0]); v[0] += c; v[1] += c if is_low else 0
     for (d, k, t), c in totals.items():   # lemmas compared in lower case
         lemma_totals.setdefault((d, k), Counter())[t.lower()] += c; lemmas.setdefault((d, k), Counter())
@@ -140,7 +206,8 @@ def read_scored(path:str, name:str|None=None,
     if not cols and not errors: raise InputError(f"{path}: empty file: no scored rows")
     pairs = pd.DataFrame(cols, columns=['precision', 'recall', 'f1', 'n_elements'], index=pd.Index(ids, name='id')).reset_index()
     return SystemScores(name, str(path), pairs, errors, sigs, bool(cols) and with_elements == len(cols),
-                        elements, lemmas, lemma_totals, first, lines, texts)
+                        elements, lemmas, lemma_totals, first, lines, texts, probes)
+
 
 # %% ../nbs/07b_report.ipynb #rp000014
 def _say(line:str):
@@ -152,13 +219,30 @@ def _read_one(args):
     name, path, progress = args
     return read_scored(path, name, _say if progress else None)
 
+def check_texts(s:SystemScores, source:str):
+    "An InputError naming the first pair whose texts (from `source`: a --pairs file, or the scored rows) do not hold its spans: `text[start:end]` must read each span's text."
+    for pid, probes in s.probes.items():
+        if pid not in s.texts: continue
+        gen, refs = s.texts[pid]
+        for d, ref, t, a, b in probes:
+            k = ref or 0
+            src = gen if d == 'precision' else refs[k] if k < len(refs) else None
+            got = None if src is None else src[a:b]
+            if got != t:
+                what = 'generation' if d == 'precision' else f'reference {k + 1}'
+                raise InputError(f"{source}: pair {pid!r} is not the text {s.name} scored: its span {t!r} at characters "
+                                 f"{a}-{b} of the {what} reads {got!r} there{'' if src is not None else ' (no such reference)'}; "
+                                 f"give the input file {s.name} scored (--pairs {s.name}=INPUT)")
+
 def read_systems(specs:Sequence[str],           # `NAME=PATH` or `PATH` per system (`system_specs`)
                  pairs:Sequence[str]=(),        # `NAME=PATH` or `PATH`: the input file a system scored (its texts, for the highlight views)
                  progress:bool=False,           # progress lines on stderr
                  workers:int|None=None,         # processes reading files (default: up to 2 for inputs over 20 MB, else 1)
                  long_input:float=5e6,          # bytes of scores from which `progress` shows (below, bad input is the one line shown)
+                 warn:Callable[[str], None]|None=None, # told each warning (default: `warnings.warn`)
                 ) -> list[SystemScores]:
     "Each system's scores (`read_scored`), read in parallel when large, with the texts of its pairs from `pairs`."
+    warn = warn or (lambda m: warnings.warn(m, stacklevel=3))
     named = system_specs(specs)
     for _, path in named: _open(path).close()   # a missing file fails before any work
     size = sum(Path(p).stat().st_size for _, p in named)
@@ -181,7 +265,17 @@ def read_systems(specs:Sequence[str],           # `NAME=PATH` or `PATH` per syst
             raise InputError(f"--pairs {path}: no system is named {name!r} (the systems: {', '.join(by_name)}); "
                              "name it as its scores: NAME=PATH")
         rows = read_rows(path)
-        by_name[name].texts.update({r.name: (r.generation, r.references) for r in rows if r.error is None})
+        s = by_name[name]
+        given = {r.name: (r.generation, r.references) for r in rows if r.error is None}
+        ids = set(s.pairs.id) | {i for i, _ in s.errors}
+        if given and not set(given) & ids:
+            warn(f"--pairs {path}: none of its {len(given):,} ids is a pair id of {name} (its ids: "
+                 f"{', '.join(map(repr, sorted(given)[:2]))}; {name}'s: {', '.join(map(repr, sorted(ids)[:2]))}): the "
+                 "highlight views get no texts")
+        s.texts.update(given)
+        check_texts(s, f"--pairs {path}")
+    for s in systems:
+        if s.texts: check_texts(s, s.path)
     return systems
 
 def signature_note(systems:Sequence[SystemScores]) -> str|None:
@@ -189,8 +283,16 @@ def signature_note(systems:Sequence[SystemScores]) -> str|None:
     sigs = {sig for s in systems for sig in s.signatures}
     if len(sigs) <= 1: return None
     common = set.intersection(*(set(x.split('|')) for x in sigs))
-    def part(sig): return '|'.join(p for p in sig.split('|') if p not in common) or '(no signature)'
-    return '; '.join(f"{s.path} has " + ' and '.join(repr(part(x)) for x in s.signatures) for s in systems if s.signatures)
+    every = list(dict.fromkeys(p for x in sorted(sigs) for p in x.split('|')))
+    def part(sig):
+        "What `sig` has that another lacks and, of the parts it lacks, those of a kind ('scope:') it has none of."
+        mine = sig.split('|') if sig else []
+        has = [p for p in mine if p not in common]
+        kinds = {p.split(':')[0] for p in has}
+        lacks = [p for p in every if p not in mine and p.split(':')[0] not in kinds]
+        return ' and '.join(([f"has {'|'.join(has)!r}"] if has else []) + ([f"lacks {'|'.join(lacks)!r}"] if lacks else []))
+    return '; '.join(f"{s.path} " + ' and '.join(part(x) if x else 'has no signature' for x in s.signatures)
+                     for s in systems if s.signatures)
 
 # %% ../nbs/07b_report.ipynb #rp000017
 def corpus_board(systems:Sequence[SystemScores], n_boot:int=1000, seed:int=42, level:float=0.95) -> pd.DataFrame:
@@ -209,19 +311,31 @@ def per_pair(systems:Sequence[SystemScores]) -> pd.DataFrame:
     return pd.concat([s.pairs.assign(system=s.name)[['id', 'system', 'precision', 'recall', 'f1']] for s in systems],
                      ignore_index=True)
 
-def error_shares(systems:Sequence[SystemScores]) -> pd.DataFrame:
-    "Per granular system and kind: how many generation elements and which share are mistakes (score <= 2); the same for reference elements and omissions."
+def error_shares(systems:Sequence[SystemScores], kinds:Sequence[str]=ERROR_KINDS) -> pd.DataFrame:
+    "Per granular system and kind: how many counted generation elements and which share are mistakes (`MISTAKE_RULE`); the same for reference elements and omissions. `kinds=('framing',)`: the framing claims, which count in no score."
     rows = []
     for s in systems:
         if not s.granular: continue
-        for k in ERROR_KINDS:
+        for k in kinds:
             pn, pl = s.elements.get(('precision', k), (0, 0)); rn, rl = s.elements.get(('recall', k), (0, 0))
             rows.append({'system': s.name, 'kind': k, 'generation elements': pn, 'mistakes': pl / pn if pn else np.nan,
                          'reference elements': rn, 'omissions': rl / rn if rn else np.nan})
     return pd.DataFrame(rows, columns=['system', 'kind', 'generation elements', 'mistakes', 'reference elements', 'omissions'])
 
+def marked_shares(systems:Sequence[SystemScores]) -> pd.DataFrame:
+    "Per granular system: the share of its counted generation elements marked as mistakes beside the precision it lost (1 - precision), and the same for omissions and recall; under one rule (`MISTAKE_RULE`), so that the two can be read together."
+    rows = []
+    for s in systems:
+        if not s.granular: continue
+        def share(d):
+            n_, m_ = [sum(s.elements.get((d, k), (0, 0))[i] for k in ERROR_KINDS) for i in (0, 1)]
+            return m_ / n_ if n_ else np.nan
+        rows.append({'system': s.name, 'mistakes': share('precision'), 'precision lost': 1 - s.pairs.precision.mean(),
+                     'omissions': share('recall'), 'recall lost': 1 - s.pairs.recall.mean()})
+    return pd.DataFrame(rows, columns=['system', 'mistakes', 'precision lost', 'omissions', 'recall lost'])
+
 def frequent(s:SystemScores, direction:str, kind:str, top:int=10) -> pd.DataFrame:
-    "The `top` lemmas of one kind most often scored <= 2 in one direction ('precision': mistaken, 'recall': omitted): count, of how many, one example."
+    "The `top` lemmas of one kind most often marked (`MISTAKE_RULE`) in one direction ('precision': mistaken, 'recall': omitted): count, of how many, one example."
     low, total = s.lemmas.get((direction, kind), Counter()), s.totals.get((direction, kind), Counter())
     rows = [{'lemma': lem, 'count': n, 'of': total[lem], 'example': s.examples[(direction, kind, lem)][1],
              'pair': s.examples[(direction, kind, lem)][0]}
@@ -247,23 +361,22 @@ def element_from(rec:dict) -> Element:
     return Element(rec['kind'], rec['direction'], 0, rec['text'], _spans(rec.get('spans')),
                    identifier=rec.get('identifier') or '', question=rec.get('question') or '', score=float(rec['score']),
                    present=rec.get('present'), asked=bool(rec.get('asked')), reference=rec.get('reference'),
-                   scope=_spans(rec.get('scope')))
+                   scope=_spans(rec.get('scope')), counted=counted(rec))
 
 def pair_scores(s:SystemScores, ids:Sequence[str]) -> dict[str, PairScore]:
     "The granular PairScores of some pairs of a system, read again from its file (one pass)."
     want = {s.lines[i]: i for i in ids if i in s.lines}
     out = {}
     if not want: return out
-    with _open(s.path) as f:
-        for n, raw in enumerate(f, 1):
-            if n not in want: continue
-            row = json.loads(raw)
-            if row.get('elements') is not None:
-                out[want[n]] = PairScore(float(row['precision']), float(row['recall']), float(row['f1']), want[n],
-                                         str(row.get('signature') or ''), [element_from(e) for e in row['elements']],
-                                         n_elements=row.get('n_elements'))
-            if len(out) == len(want): break
+    for _, n, row in scored_records(s.path):
+        if n not in want: continue
+        if row.get('elements') is not None:
+            out[want[n]] = PairScore(float(row['precision']), float(row['recall']), float(row['f1']), want[n],
+                                     str(row.get('signature') or ''), [element_from(e) for e in row['elements']],
+                                     n_elements=row.get('n_elements'))
+        if len(out) == len(want): break
     return out
+
 
 # %% ../nbs/07b_report.ipynb #rp000028
 def f1_figure(per:pd.DataFrame, order:Sequence[str]):
@@ -302,21 +415,61 @@ def precision_recall_figure(per:pd.DataFrame, order:Sequence[str]):
         return fig
 
 def errors_figure(shares:pd.DataFrame, order:Sequence[str]):
-    "Share of elements scored <= 2, by kind and system: mistakes (generation elements) and omissions (reference elements)."
+    "Share of counted elements marked (`MISTAKE_RULE`), by kind and system: mistakes (generation elements) and omissions (reference elements); the legend under the panels, clear of the bars."
     with figure_style() as (plt, sns):
-        fig, axes = plt.subplots(1, 2, figsize=(6.75, 2.5), sharey=True)
+        fig, axes = plt.subplots(1, 2, figsize=(6.75, 2.7), sharey=True)
         colors = sns.color_palette('colorblind', len(order)); w = 0.8 / max(len(order), 1)
         x = np.arange(len(ERROR_KINDS))
+        cut = f"scored below {MISTAKE_RULE.below:g}"
         for ax, col, title in zip(axes, ('mistakes', 'omissions'),
-                                  ('Mistakes: generation elements scored <= 2', 'Omissions: reference elements scored <= 2')):
+                                  (f'Mistakes: generation elements {cut}', f'Omissions: reference elements {cut}')):
             for i, (s, c) in enumerate(zip(order, colors)):
                 v = shares[shares.system == s].set_index('kind')[col].reindex(ERROR_KINDS).to_numpy()
                 ax.bar(x + (i - (len(order) - 1) / 2) * w, np.nan_to_num(v), w, color=c, label=s)
             ax.set_xticks(x, ERROR_KINDS); ax.set_title(title)
             ax.yaxis.set_major_formatter(__import__('matplotlib').ticker.PercentFormatter(1.0))
-        axes[0].set_ylabel('share of elements'); axes[1].legend(fontsize=6.5, frameon=False)
-        fig.tight_layout()
+        axes[0].set_ylabel('share of elements')
+        fig.legend(*axes[0].get_legend_handles_labels(), loc='lower center', ncol=min(len(order), 4), fontsize=6.5,
+                   frameon=False, bbox_to_anchor=(0.5, 0))
+        rows = math.ceil(len(order) / 4)
+        fig.tight_layout(rect=(0, 0.07 * rows, 1, 1))
         return fig
+
+def _drawn_texts(fig, r) -> list:
+    "The texts a figure shows: titles, labels, annotations, legend entries, and the tick labels inside their axes' limits."
+    from matplotlib.text import Text
+    ticks = {id(t.label1): ax for ax in fig.axes for axis in (ax.xaxis, ax.yaxis) for t in axis.get_major_ticks()}
+    def shown(t):
+        ax = ticks.get(id(t))
+        if ax is None: return True
+        lim = ax.get_xlim() if t in ax.xaxis.get_majorticklabels() else ax.get_ylim()
+        loc = next(k.get_loc() for axis in (ax.xaxis, ax.yaxis) for k in axis.get_major_ticks() if k.label1 is t)
+        return min(lim) - 1e-9 <= loc <= max(lim) + 1e-9
+    return [t for t in fig.findobj(Text) if t.get_visible() and t.get_text().strip() and t.get_window_extent(r).width > 0 and shown(t)]
+
+def text_overlaps(fig) -> list[tuple[str, str]]:
+    "What makes a figure unreadable, as pairs: texts whose boxes overlap (titles, labels, tick labels, annotations, legend entries), an annotation on a plotted point or interval of another row, a legend over a bar (empty when none)."
+    import matplotlib.transforms as mt
+    fig.canvas.draw(); r = fig.canvas.get_renderer()
+    boxes = [(t.get_text(), t.get_window_extent(r)) for t in _drawn_texts(fig, r)]
+    out = [(a, b) for i, (a, ba) in enumerate(boxes) for b, bb in boxes[i + 1:] if ba.overlaps(bb)]
+    for ax in fig.axes:
+        marks = []   # the boxes of every plotted point (its marker) and interval bar (its segment), in pixels
+        for ln in ax.lines:
+            if ln.get_marker() in (None, '', ' ', 'None') or len(ln.get_xydata()) > 200: continue   # points only: not a curve that its label names
+            h = max(ln.get_markersize(), 1) * fig.dpi / 144 + 1
+            marks += [mt.Bbox.from_extents(x - h, y - h, x + h, y + h) for x, y in ax.transData.transform(ln.get_xydata())]
+        for c in ax.collections:
+            if hasattr(c, 'get_segments') and len(c.get_segments()) <= 200:
+                marks += [mt.Bbox(ax.transData.transform(seg)).expanded(1, 1).padded(1) for seg in c.get_segments() if len(seg)]
+        for t in ax.texts:   # value labels: clear of every point and interval bar
+            tb = t.get_window_extent(r)
+            out += [(t.get_text(), 'a plotted point or interval') for m in marks if m.overlaps(tb)]
+        for leg in [ax.get_legend()] + list(fig.legends):   # a legend of the axes or of the figure: off the bars
+            if leg is None: continue
+            lb = leg.get_window_extent(r)
+            out += [('legend', 'a bar') for p in ax.patches if p.get_height() > 0 and p.get_window_extent(r).overlaps(lb)]
+    return out
 
 def png_tag(fig, alt:str, dpi:int=110) -> str:
     "An <img> holding the figure as an inline base64 PNG (the figure is closed)."
@@ -403,6 +556,25 @@ def leaderboard_html(board:pd.DataFrame, diffs:list, fig:str, n_boot:int, level:
     else: out.append('<p class="note">No two systems share a pair id, so there are no paired differences.</p>')
     return '\n'.join(out)
 
+def shares_html(systems:Sequence[SystemScores], order:Sequence[str]) -> str:
+    "Where the errors are: the rule, the shares by kind (figure and table), the shares beside the scores lost, and the framing claims apart."
+    granular = [s for s in order if s in {g.name for g in systems if g.granular}]
+    shares, framing, lost = error_shares(systems), error_shares(systems, (FRAMING,)), marked_shares(systems)
+    out = [f'<p class="note" id="rule"><b>One rule for every section and view:</b> {_e(MISTAKE_RULE.text())}. A mistake is a '
+           'marked element of the generation, an omission a marked element of a reference. Shares are of the elements '
+           'that count in the scores (entities, attributes, relations).</p>',
+           png_tag(errors_figure(shares, granular), 'share of mistakes and omissions by kind'),
+           html_table(shares, 'shares', {'mistakes': _pct, 'omissions': _pct}),
+           '<p class="note">The marked share beside the score lost (1 − the mean precision or recall): the more of a '
+           "system's elements are marked, the more it lost.</p>",
+           html_table(lost, 'lost', {k: _pct for k in ('mistakes', 'precision lost', 'omissions', 'recall lost')})]
+    if framing[['generation elements', 'reference elements']].to_numpy().sum():
+        out += ['<h3>Framing claims (apart: they count in no score)</h3><p class="note">What the texts say of the shot '
+                '(angle, distance, setting), which way things face and where they are in the frame, checked against the '
+                'other text (nbs/04b); marked by the same rule.</p>',
+                html_table(framing.drop(columns='kind'), 'framing', {'mistakes': _pct, 'omissions': _pct})]
+    return '\n'.join(out)
+
 def frequent_html(s:SystemScores, top:int) -> str:
     "The lemmas one system most often gets wrong: mistaken and omitted entities and attributes."
     cells = []
@@ -435,6 +607,8 @@ class Report:
     differences: list            # `PairedDifference`s of systems that share pair ids
     shares: pd.DataFrame         # `error_shares`
     mixed: str|None              # `signature_note`: None when every file has the same signature
+    n_boot: int = 1000
+    level: float = 0.95
 
     def save(self, path:str|os.PathLike) -> Path:
         "Write the page (atomically: a failed write leaves no half file)."
@@ -442,6 +616,33 @@ class Report:
         tmp = p.with_name(f'.{p.name}.tmp')
         tmp.write_text(self.html, encoding='utf-8'); os.replace(tmp, p)
         return p
+
+    def summary(self) -> dict:
+        "What the page's leaderboard says, for machines: each system's corpus score (mean, interval) best F1 first, every paired difference and whether it is clear, the mistake rule."
+        board = [{'rank': int(r['rank']), 'system': r.system, 'pairs': int(r.n)} |
+                 {k: {'mean': float(r[k]), 'low': float(r[f'{k}_lo']), 'high': float(r[f'{k}_hi'])} for k in SCORES}
+                 for _, r in self.board.iterrows()]
+        diffs = [{'a': d.a, 'b': d.b, 'score': d.score, 'shared_pairs': int(d.n), 'difference': float(d.diff),
+                  'low': float(d.lo), 'high': float(d.hi), 'clear': bool(d.clear)} for d in self.differences if d.n > 0]
+        return {'leaderboard': board, 'differences': diffs, 'level': self.level, 'bootstrap': self.n_boot,
+                'mixed_signatures': self.mixed, 'mistake_rule': {'below': MISTAKE_RULE.below, 'judge': MISTAKE_RULE.judge}}
+
+    def summary_text(self) -> str:
+        "The leaderboard and which paired differences are clear, as lines for a terminal."
+        m = lambda x: f"{x['mean']:.3f} [{x['low']:.3f}, {x['high']:.3f}]"
+        d = self.summary(); w = max(len(r['system']) for r in d['leaderboard'])
+        out = [f"leaderboard (mean over pairs, {self.level:.0%} bootstrap intervals), best F1 first:"]
+        out += [f"  {r['rank']}. {r['system']:<{w}}  F1 {m(r['f1'])}  P {m(r['precision'])}  R {m(r['recall'])}  "
+                f"({r['pairs']:,} pairs)" for r in d['leaderboard']]
+        clear = [x for x in d['differences'] if x['clear']]
+        if d['differences']:
+            out.append('paired differences (first minus second, shared pairs): ' +
+                       (f"{len(clear)} of {len(d['differences'])} clear (the interval leaves out 0)" if clear else 'none clear'))
+            out += [f"  {x['a']} - {x['b']}  {x['score']:<9} {x['difference']:+.3f} [{x['low']:+.3f}, {x['high']:+.3f}]"
+                    f"  ({x['shared_pairs']:,} pairs)" for x in clear]
+        else: out.append('paired differences: none (no two systems share a pair id)')
+        if self.mixed: out.append(f"warning: mixed signatures, the scores are not comparable: {self.mixed}")
+        return '\n'.join(out)
 
 def build_report(systems:Sequence[str]|Sequence[SystemScores],  # `NAME=PATH` / `PATH` per system, or systems read already
                  pairs:Sequence[str]=(),    # `NAME=PATH` / `PATH`: the input file each system scored (texts of the highlight views)
@@ -453,10 +654,11 @@ def build_report(systems:Sequence[str]|Sequence[SystemScores],  # `NAME=PATH` / 
                  title:str='PoSh report',
                  progress:bool=False,       # progress lines on stderr, on long inputs (`read_systems`; 5,000 pairs or more)
                  long_input:float=5e6,      # bytes of scores from which the reading shows progress
+                 warn:Callable[[str], None]|None=None,  # told each warning (`read_systems`; default `warnings.warn`)
                 ) -> Report:
     "The report on one or more systems' `posh score` outputs: header, leaderboard, distributions, where the errors are, what goes wrong most, worst and most-disagreeing pairs."
     if systems and isinstance(systems[0], SystemScores): systems = list(systems)
-    else: systems = read_systems(list(systems), pairs, progress, long_input=long_input)
+    else: systems = read_systems(list(systems), pairs, progress, long_input=long_input, warn=warn)
     if not systems: raise InputError("no scored file given")
     say = _say if progress and (sum(len(s.pairs) for s in systems) >= 5000 or not long_input) else (lambda line: None)
     note = signature_note(systems)
@@ -470,7 +672,7 @@ def build_report(systems:Sequence[str]|Sequence[SystemScores],  # `NAME=PATH` / 
     order = list(board.system)
     diffs = paired_differences(per, n_boot, seed, level, item='id', system='system', order=order)
     say("figures")
-    fig = leaderboard_figure(board, f'{title}: PoSh leaderboard',
+    fig = leaderboard_figure(board, LEADERBOARD_TITLE,
                              f"Means over scored pairs; bars: {int(level * 100)}% bootstrap intervals ({n_boot:,} "
                              "resamples). Sorted by F1.", system='system')
     parts = [header_html(systems, note, title),
@@ -481,16 +683,11 @@ def build_report(systems:Sequence[str]|Sequence[SystemScores],  # `NAME=PATH` / 
     granular = [s for s in systems if s.granular]; coarse = [s.name for s in systems if not s.granular]
     shares = error_shares(systems)
     parts.append('<h2 id="errors">Where the errors are</h2>')
-    if granular:
-        parts += ['<p class="note">The share of elements the judge scored 2 or less (1: absent, 2: a weak hint): '
-                  'mistakes among the generation\'s elements, omissions among the reference\'s.</p>',
-                  png_tag(errors_figure(shares, [s for s in order if s in {g.name for g in granular}]),
-                          'share of mistakes and omissions by kind'),
-                  html_table(shares, 'shares', {'mistakes': _pct, 'omissions': _pct})]
+    if granular: parts.append(shares_html(systems, order))
     if coarse: parts.append(_coarse_note(coarse, 'this section'))
     parts.append('<h2 id="frequent">What goes wrong most</h2>')
     if granular:
-        parts.append('<p class="note">Entities and attributes scored 2 or less, by lemma (the scene graph\'s word for '
+        parts.append(f'<p class="note">Entities and attributes marked (scored below {MISTAKE_RULE.below:g}, the rule above), by lemma (the scene graph\'s word for '
                      'them), over the whole corpus: <i>count</i> of them, <i>of</i> how many occurrences in all, and '
                      'one example (how the question named it, and its pair).</p>')
         parts += [frequent_html(s, top) for s in sorted(granular, key=lambda s: order.index(s.name))]
@@ -519,20 +716,26 @@ def build_report(systems:Sequence[str]|Sequence[SystemScores],  # `NAME=PATH` / 
             '<meta name="viewport" content="width=device-width, initial-scale=1">'
             f'<link rel="icon" href="data:,"><title>{_e(title)}</title><style>{STYLE}</style></head>\n<body>\n' +
             '\n'.join(parts) + '\n</body></html>\n')
-    return Report(page, systems, board, diffs, shares, note)
+    return Report(page, systems, board, diffs, shares, note, n_boot, level)
 
 # %% ../nbs/07b_report.ipynb #rp000039
 def cmd_report(args) -> int:
-    "`posh report`: build the report of the scored files `args.systems` into `args.output`."
+    "`posh report`: build the report of the scored files `args.systems` into `args.output`; print its summary (`Report.summary_text`, or JSON with --format json) on stdout."
     t0 = time.perf_counter()
     out = Path(args.output)
     if out.is_dir(): raise InputError(f"-o {args.output}: a folder, not a file")
+    if out.suffix.lower() not in ('.html', '.htm'):
+        raise InputError(f"-o {args.output}: {'no extension' if not out.suffix else f'unknown extension {out.suffix!r}'}; "
+                         "posh report writes one HTML page: name it .html")
     if not out.parent.exists(): raise InputError(f"-o {args.output}: its folder {out.parent} does not exist")
     for _, p in system_specs(args.systems) + system_specs(args.pairs or []):
         if Path(p).exists() and out.exists() and out.samefile(p): raise InputError(f"-o {args.output} is an input file")
+    warn = (lambda m: None) if args.quiet else (lambda m: _say(f"warning: {m}"))
     rep = build_report(args.systems, args.pairs or (), args.allow_mixed, args.top, args.worst, args.disagree,
-                       title=args.title, progress=not args.quiet)
+                       title=args.title, progress=not args.quiet, warn=warn)
     rep.save(out)
+    fmt = getattr(args, 'format', 'line')
+    print(json.dumps(rep.summary() | {'output': str(args.output)}) if fmt == 'json' else rep.summary_text(), flush=True)
     if not args.quiet:
         _say(f"wrote {args.output} ({out.stat().st_size / 1e6:.1f} MB; {len(rep.systems)} systems, "
              f"{sum(len(s.pairs) for s in rep.systems):,} scored pairs) in {time.perf_counter() - t0:.1f} s")

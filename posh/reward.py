@@ -173,7 +173,7 @@ class PoShReward:
         rewards, stats = [self.empty_reward] * len(texts), {}
         if keep:  # one batched PoSh run; a pair it cannot score (a bad reference) stops the call, named, before any judging
             bad = [(i, e) for i, e in zip(keep, pair_errors([texts[i] for i in keep], [refs[i] for i in keep])) if e]
-            if bad: raise ValueError(f"{self.__name__}: completion {bad[0][0]}: {bad[0][1]}" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ''))
+            if bad: raise ValueError(f"{self.__name__}: completion {bad[0][0]} (reference {bad[0][0]}): {bad[0][1].split(': ', 1)[-1]}" + (f" (and {len(bad) - 1} more)" if len(bad) > 1 else ''))
             scores = self.metric.evaluate([texts[i] for i in keep], [refs[i] for i in keep], ids=[str(i) for i in keep])
             shares = {i: repeat_share(texts[i]) for i in keep}
             for i, s in zip(keep, scores):

@@ -11,9 +11,10 @@ from .metric import CONFIGS
 from .backends import parse_judge_spec
 
 # %% auto #0
-__all__ = ['FIELDS', 'RowError', 'Row', 'column_names', 'passthrough', 'check_row', 'InputError', 'read_text', 'read_rows',
-           'duplicate_ids', 'lmms_eval_response', 'lmms_eval_references', 'lmms_eval_sample_id', 'lmms_eval_row',
-           'read_lmms_eval_samples', 'CLIError', 'judge_backend', 'judge_kwargs']
+__all__ = ['FIELDS', 'UNIQUE_IDS', 'RowError', 'Row', 'column_names', 'passthrough', 'check_row', 'InputError', 'read_text',
+           'read_rows', 'duplicate_ids', 'check_unique_ids', 'missing_columns', 'lmms_eval_response',
+           'lmms_eval_references', 'lmms_eval_sample_id', 'lmms_eval_row', 'read_lmms_eval_samples', 'CLIError',
+           'judge_backend', 'judge_kwargs']
 
 # %% ../nbs/06_rows.ipynb #5e9f488d
 class RowError(ValueError):
@@ -45,14 +46,17 @@ def column_names(columns:dict|None=None) -> dict:
     return names
 
 def passthrough(raw:dict, names:dict) -> dict:
-    "The columns of a row that PoSh does not read (CSV's unnamed extra cells left out)."
-    return {k: v for k, v in raw.items() if k is not None and k not in names.values()}
+    "The columns of a row that PoSh does not read (CSV's unnamed extra cells left out); an id column named otherwise than 'id' (`--id-col image_id`) is kept too, as it came (the output's `id` holds it as text)."
+    skip = {names['generation'], names['reference']} | ({'id'} if names['id'] == 'id' else set())
+    return {k: v for k, v in raw.items() if k is not None and k not in skip}
 
 def check_row(number:int, raw, where:str, columns:dict|None=None) -> Row:
     "Validate one parsed row (a dict, from a file or a Ray Data batch): the one row check of both engines (`columns`: see `column_names`)."
     n = column_names(columns)
     g_, r_ = n['generation'], n['reference']
     if not isinstance(raw, dict): raise RowError(f"{where}: expected an object with {g_!r} and {r_!r}")
+    if raw.get(n['id']) not in (None, '') and 'id ' not in where:   # named as `PoSh.evaluate` names it (Ray's rows: by id already)
+        where = f"{where}, id {str(raw[n['id']])!r}"
     for f in ('generation', 'reference'):
         if n[f] not in raw or raw[n[f]] is None:
             raise RowError(f"{where}: missing field {n[f]!r}" + (f" (--{f}-col)" if n[f] != f else ''))
@@ -133,6 +137,27 @@ def duplicate_ids(rows:list[Row]) -> dict[str, list[int]]:
     for r in rows:
         if r.id is not None: seen.setdefault(r.id, []).append(r.number)
     return {k: v for k, v in seen.items() if len(v) > 1}
+
+UNIQUE_IDS = ("ids must be unique: a pair's scores are found by its id (posh report, the Ray engine's resume); give each "
+              "row its own id (e.g. 'IMAGE-MODEL'), or leave the id column out to number the rows")   # the one policy, both commands
+
+def check_unique_ids(rows:list[Row], where:str=''):
+    "An InputError naming the first id used by two rows or more, and the fix (`UNIQUE_IDS`): the policy of `posh score` and `posh report`."
+    dups = duplicate_ids(rows)
+    if dups:
+        rid, numbers = next(iter(dups.items()))
+        more = f" (and {len(dups) - 1} other id(s))" if len(dups) > 1 else ''
+        raise InputError(f"{where}id {rid!r} is used by rows {', '.join(map(str, numbers))}{more}: {UNIQUE_IDS}")
+
+def missing_columns(rows:list[Row], columns:dict|None=None) -> str|None:
+    "When no row has the generation or the reference column: one line naming the columns the rows have and the options that name PoSh's columns; else None."
+    names = column_names(columns)
+    if not rows or not all(r.error and 'missing field' in r.error for r in rows): return None
+    lacking = [names[f] for f in ('generation', 'reference') if all(f"missing field {names[f]!r}" in r.error for r in rows)]
+    if not lacking: return None
+    have = sorted({k for r in rows for k in r.extra} | ({names['id']} if any(r.id is not None for r in rows) else set()))
+    return (f"no row has the column(s) {', '.join(map(repr, lacking))} (the rows have {', '.join(map(repr, have)) or 'no column'}): "
+            "name PoSh's columns with --generation-col and --reference-col (and --id-col)")
 
 # %% ../nbs/06_rows.ipynb #7d44a131
 def lmms_eval_response(v) -> str|None:

@@ -5,17 +5,19 @@
 # %% ../nbs/04_scoring.ipynb #a683e436
 from __future__ import annotations
 import html, json, math, string
+from pathlib import Path
 import numpy as np
 from dataclasses import dataclass, field, asdict
 from .scene_graph import SceneGraph, Span
 from .templates import join_references, Element, Prompts, plan_questions
 
 # %% auto #0
-__all__ = ['KINDS', 'TEXT_COLOUR', 'MISTAKE_RGB', 'OMISSION_RGB', 'drive', 'reference_order', 'mean_score', 'coarse', 'f1_score',
-           'check_weights', 'PairScore', 'pair_score', 'score_graphs', 'prompt_floor', 'judge_token_counter',
-           'check_lengths', 'scores_frame', 'elements_frame', 'element_record', 'bootstrap_draws', 'bootstrap_orders',
-           'bootstrap_bounds', 'Mean', 'CorpusScore', 'corpus_score', 'words_cut', 'highlight_legend', 'highlight_html',
-           'worst']
+__all__ = ['KINDS', 'DIRECTIONS', 'MISTAKE_RULE', 'SCORE_WORDS', 'TEXT_COLOUR', 'MISTAKE_RGB', 'OMISSION_RGB', 'WORDS_BELOW',
+           'drive', 'reference_order', 'mean_score', 'coarse', 'f1_score', 'check_weights', 'PairScore', 'pair_score',
+           'score_graphs', 'prompt_floor', 'judge_token_counter', 'check_lengths', 'scores_frame', 'elements_frame',
+           'element_record', 'bootstrap_draws', 'bootstrap_orders', 'bootstrap_bounds', 'Mean', 'CorpusScore',
+           'corpus_score', 'MistakeRule', 'load_mistake_rule', 'is_marked', 'marked_spans', 'score_label', 'words_cut',
+           'highlight_legend', 'highlight_html', 'worst']
 
 # %% ../nbs/04_scoring.ipynb #d5b48792
 def drive(plans:list, judge) -> list[list[Element]]:
@@ -200,17 +202,27 @@ def scores_frame(scores:list[PairScore]):
     import pandas as pd
     return pd.DataFrame([s.coarse() for s in scores])
 
+DIRECTIONS = ('precision', 'recall')   # an element's direction: the generation's (mistakes), a reference's (omissions)
+
+def _granular(scores:list[PairScore], what:str):
+    "A ValueError when a scored pair has no elements (scores made without `granular=True`)."
+    if any(s.elements is None and s.error is None for s in scores):
+        raise ValueError(f"{what} needs granular scores: evaluate(..., granular=True) (these have coarse scores only)")
+
 def elements_frame(scores:list[PairScore]):
-    "Granular scores as a DataFrame: one row per element (kind, direction, spans, identifier, question, score)."
+    "Granular scores as a DataFrame: one row per element (kind, direction, spans, identifier, question, score, `counted`: whether it enters the coarse score); a ValueError for scores made without `granular=True`."
     import pandas as pd
+    if isinstance(scores, PairScore): scores = [scores]
+    _granular(scores, 'elements_frame')
     rows = []
     for s in scores:
         for e in s.elements or []:
             rows.append({'id': s.id, 'direction': e.direction, 'reference': e.reference,
                          'kind': e.kind, 'text': e.text, 'identifier': e.identifier, 'score': e.score,
-                         'present': e.present, 'asked': e.asked, 'question': e.question.split('\n')[0],
+                         'present': e.present, 'asked': e.asked, 'counted': e.counted, 'question': e.question.split('\n')[0],
                          'spans': [(sp.start, sp.end) for sp in e.spans], 'span_texts': [sp.text for sp in e.spans]})
-    return pd.DataFrame(rows)
+    return pd.DataFrame(rows, columns=['id', 'direction', 'reference', 'kind', 'text', 'identifier', 'score', 'present',
+                                       'asked', 'counted', 'question', 'spans', 'span_texts'])
 
 def _span_dicts(spans:list[Span]) -> list[dict]: return [{'text': s.text, 'start': s.start, 'end': s.end} for s in spans]
 
@@ -218,7 +230,7 @@ def element_record(e:Element, question:bool=True) -> dict:
     "One element as a JSON-able dict (for `posh score --granular`); `question=False` leaves out the prompt text."
     rec = {'direction': e.direction, 'reference': e.reference, 'kind': e.kind, 'text': e.text,
            'identifier': e.identifier, 'question': e.question, 'score': e.score, 'present': e.present,
-           'asked': e.asked, 'spans': _span_dicts(e.spans)}
+           'asked': e.asked, 'counted': e.counted, 'spans': _span_dicts(e.spans)}
     if e.scope: rec['scope'] = _span_dicts(e.scope)   # PoSh(scope='modifiers' or 'heads') only
     if not question: del rec['question']
     return rec
@@ -310,13 +322,63 @@ def corpus_score(scores,                  # PairScores (`PoSh.evaluate`), output
     ms = [Mean(float(x[:, k].mean()) if len(x) else float('nan'), *bootstrap_bounds(means[:, k], level)) for k in range(3)]
     return CorpusScore(*ms, len(rows), len(rows) - len(ok), sigs[0] if sigs else '', level, n_rounds, seed)
 
-# %% ../nbs/04_scoring.ipynb #beb3fbd2
-def _alpha(score:float) -> float: return 0.15 + 0.5 * (5 - score) / 4   # shade of a span: darker for lower scores, at most 0.65
-TEXT_COLOUR = '#000'   # marked text and swatches: black on the shade, contrast >= 7 (WCAG AA asks 4.5; tested below)
+# %% ../nbs/04_scoring.ipynb #mr000002
+@dataclass(frozen=True)
+class MistakeRule:
+    "Which elements are marked as mistakes (generation) and omissions (references): those scoring below `below` (1-5 scale)."
+    below: float                # an element scoring below this is marked
+    judge: str = ''             # the judge signature it was chosen with
+    criterion: str = ''         # how it was chosen
+    f1: float = float('nan')    # the criterion's value at `below`
+    mistakes_f1: float = float('nan')
+    omissions_f1: float = float('nan')
+    command: str = ''           # the command that chose it
+    table: tuple = ()           # (cut, mistakes F1, omissions F1) per cut tried
+
+    def marks(self, score:float) -> bool:
+        "Whether an element with this score is marked."
+        return score < self.below
+
+    def text(self) -> str:
+        "The rule in words, as the report and the highlight views state it."
+        return (f"marked: elements scoring below {self.below:g} on the judge's 1-5 scale (posh.scoring.MISTAKE_RULE, chosen on "
+                f"the granular dev set's human labels: token macro F1 {self.f1:.3f}; tools/choose_mistake_rule.py)")
+
+def load_mistake_rule(path=None) -> MistakeRule:
+    "The rule in `path` (default: the shipped posh/resources/mistake_rule.json, written by tools/choose_mistake_rule.py)."
+    from importlib import resources
+    text = (Path(path).read_text(encoding='utf-8') if path else
+            resources.files('posh').joinpath('resources/mistake_rule.json').read_text(encoding='utf-8'))
+    d = json.loads(text)
+    return MistakeRule(float(d['below']), d.get('judge', ''), d.get('criterion', ''), float(d.get('f1', 'nan')),
+                       float(d.get('mistakes_f1', 'nan')), float(d.get('omissions_f1', 'nan')), d.get('command', ''),
+                       tuple(tuple(r) for r in d.get('table', ())))
+
+MISTAKE_RULE = load_mistake_rule()
+
+def is_marked(score:float, below:float|None=None) -> bool:
+    "Whether an element scoring `score` is marked: below `below`, by default `MISTAKE_RULE`'s cut."
+    return score < (MISTAKE_RULE.below if below is None else below)
 
 def _nearest(w:Span, spans:list[Span]) -> int:
     "The index of the span that starts nearest to `w` (by character offset: the graph's and the protocol's parses number sentences apart)."
     return min(range(len(spans)), key=lambda k: abs(spans[k].start - w.start))
+
+def marked_spans(e:Element) -> list[Span]:
+    "The words the highlight view shades for a marked element: its spans (a relation: its first occurrence, as the spans repeat it) and its scope words (a relation's: those nearest that occurrence)."
+    shown = e.spans[:1] if e.kind == 'relation' else list(e.spans)
+    return shown + [w for w in e.scope or [] if e.kind != 'relation' or _nearest(w, e.spans) == 0]
+
+SCORE_WORDS = {1: 'absent', 2: 'weak hint', 3: 'partial', 4: 'clear', 5: 'explicit'}   # the judge's scoring guide
+
+def score_label(score:float) -> str:
+    "A 1-5 score in words, so that it is not read as a precision: '1.00 of 5: absent'."
+    return f"{score:.2f} of 5: {SCORE_WORDS[min(5, max(1, int(score + 0.5)))]}"
+
+
+# %% ../nbs/04_scoring.ipynb #beb3fbd2
+def _alpha(score:float) -> float: return 0.15 + 0.5 * (5 - score) / 4   # shade of a span: darker for lower scores, at most 0.65
+TEXT_COLOUR = '#000'   # marked text and swatches: black on the shade, contrast >= 7 (WCAG AA asks 4.5; tested below)
 
 def _why(e:Element) -> str:
     "The tooltip's reason for an element's score: its question, what the reference says of a framing claim, or why it was not asked."
@@ -327,9 +389,8 @@ def _marked(text:str, elements:list[Element], below:float, rgb:str) -> str:
     "HTML of `text` with the spans (and scope words, `PoSh(scope=...)`) of `elements` scoring below `below` shaded by score."
     cover = [[] for _ in text]
     for e in elements:
-        if e.score >= below: continue
-        shown = e.spans[:1] if e.kind == 'relation' else e.spans   # a relation: its first occurrence (the spans repeat it)
-        for s in shown + [w for w in e.scope or [] if e.kind != 'relation' or _nearest(w, e.spans) == 0]:   # and its scope words
+        if not is_marked(e.score, below): continue
+        for s in marked_spans(e):
             for c in range(max(0, s.start), min(len(text), s.end)): cover[c].append(e)
     out, c = [], 0
     while c < len(text):
@@ -350,7 +411,7 @@ def _marked_words(text:str, words:list[dict], below:float, rgb:str) -> str:
     "HTML of `text` with the words (`posh.omission_words.word_records` of it) scoring below `below` shaded by score."
     out, c = [], 0
     for w in sorted(words, key=lambda w: w['start']):
-        if w['score'] >= below or w['start'] < c: continue
+        if not is_marked(w['score'], below) or w['start'] < c: continue
         tip = html.escape(f"p_omitted {w['p_omitted']:.2f} (score {w['score']:.2f}, calibrated omission words)", quote=True)
         out += [html.escape(text[c:w['start']]),
                 f'<span style="background:rgba({rgb},{_alpha(w["score"]):.2f});color:{TEXT_COLOUR}" title="{tip}">'
@@ -358,30 +419,35 @@ def _marked_words(text:str, words:list[dict], below:float, rgb:str) -> str:
         c = w['end']
     return ''.join(out) + html.escape(text[c:])
 
-def words_cut(below:float=3.0) -> float:
-    "The chance of being omitted above which a word is marked: its score 1 + 4 (1 - p) is then below `below`."
-    return (5 - below) / 4
+WORDS_BELOW = 3.0   # omission words (nbs/14a) are calibrated chances, not element scores: a word is marked when more likely omitted than not (p_omitted > 0.5, its score 1 + 4 (1 - p) below 3)
 
-def highlight_legend(below:float=3.0, words:bool=False) -> str:
-    "HTML legend of the highlight view: the two colours, the shading scale and what is marked (`words`: the references' omission words)."
+def words_cut(below:float|None=None) -> float:
+    "The chance of being omitted above which a word is marked: its score 1 + 4 (1 - p) is then below `below` (default `WORDS_BELOW`: 0.5)."
+    return (5 - (WORDS_BELOW if below is None else below)) / 4
+
+def highlight_legend(below:float|None=None, words:bool=False) -> str:
+    "HTML legend of the highlight view: the two colours, the shading scale and what is marked, by `MISTAKE_RULE` (`below`: another cut; `words`: the references' omission words)."
+    rule = MISTAKE_RULE.text() if below is None or below == MISTAKE_RULE.below else f"marked: elements scoring below {below:g} on the judge's 1-5 scale"
+    below = MISTAKE_RULE.below if below is None else below
     def swatch(rgb, score, label):
         return f'<span style="background:rgba({rgb},{_alpha(score):.2f});color:{TEXT_COLOUR};padding:0 .3em">{label}</span>'
     return ('<p class="posh-legend" style="font-size:small;color:#000">'
             f'{swatch(MISTAKE_RGB, 1, "mistake")} a generation element the reference does not support · '
             f'{swatch(OMISSION_RGB, 1, "omission")} ' +
             (f'a reference word the generation likely leaves out (its calibrated chance of being marked omitted above '
-             f'{words_cut(below):.2g}; nbs/14a). ' if words else 'a reference element the generation does not cover. ') +
-            f'Marked: elements scoring below {below:g} on the judge\'s 1-5 scale; darker = lower '
+             f'{words_cut():.2g}; nbs/14a). ' if words else 'a reference element the generation does not cover. ') +
+            f'{html.escape(rule[0].upper() + rule[1:])}; darker = lower '
             f'({swatch(MISTAKE_RGB, 1, "1 absent")} {swatch(MISTAKE_RGB, 2, "2 weak hint")}, lighter up to {below:g}); '
             'hover a marked span for its question and score. Scores: precision, recall and F1 in [0.2, 1].</p>')
 
-def highlight_html(score:PairScore, generation:str, references:list[str]|str, below:float=3.0,
+def highlight_html(score:PairScore, generation:str, references:list[str]|str, below:float|None=None,  # None: `MISTAKE_RULE`'s cut
                    legend:bool=True,
                    words:list[dict]|None=None,   # the pair's omission words (`posh.omission_words.word_records`): the references marked by them
                    signature:str|None=None) -> str: # shown at the foot; None: the PairScore's
     "HTML: the pair id, its scores, a colour legend, mistakes marked in the generation and omissions in each reference (needs granular scores)."
     if score.elements is None: raise ValueError("highlight_html needs granular scores: evaluate(..., granular=True)")
     refs = [references] if isinstance(references, str) else list(references)
+    below = MISTAKE_RULE.below if below is None else below
     prec = [e for e in score.elements if e.direction == 'precision']
     n = '' if score.n_elements is None else f' · {score.n_elements} generation elements'
     parts = [f'<div class="posh-pair" style="font-family:sans-serif;max-width:60em">',
@@ -394,14 +460,18 @@ def highlight_html(score:PairScore, generation:str, references:list[str]|str, be
     for k, ref in enumerate(refs):
         rec = [e for e in score.elements if e.direction == 'recall' and (e.reference or 0) == k]
         marked = _marked(ref, rec, below, OMISSION_RGB) if words is None else \
-                 _marked_words(ref, [w for w in words if w['reference'] == k], below, OMISSION_RGB)
-        what = 'omissions' if words is None else f'omission words: chance of being omitted above {words_cut(below):.2g}'
+                 _marked_words(ref, [w for w in words if w['reference'] == k], WORDS_BELOW, OMISSION_RGB)
+        what = 'omissions' if words is None else f'omission words: chance of being omitted above {words_cut():.2g}'
         parts += [f'<p><b>Reference{" " + str(k + 1) if len(refs) > 1 else ""}</b> ({what})</p>',
                   f'<p style="line-height:1.7">{marked}</p>']
     parts.append(f'<p style="color:#666;font-size:small">{html.escape(score.signature if signature is None else signature)}</p></div>')
     return '\n'.join(parts)
 
 def worst(score:PairScore, direction:str, n:int=5, asked_only:bool=False) -> list[Element]:
-    "The `n` lowest-scoring elements of one direction (mistakes: 'precision', omissions: 'recall')."
+    "The `n` lowest-scoring elements of one direction (mistakes: 'precision', omissions: 'recall'); a ValueError for another direction or coarse scores. `score_label(e.score)` says what a score means."
+    if direction not in DIRECTIONS:
+        raise ValueError(f"direction must be 'precision' (the generation's elements: mistakes) or 'recall' (the "
+                         f"references': omissions), not {direction!r}")
+    _granular([score], 'worst')
     els = [e for e in score.elements or [] if e.direction == direction and (e.asked or not asked_only)]
     return sorted(els, key=lambda e: e.score)[:n]

@@ -12,6 +12,11 @@ def test_help_documents_every_output_field():
     assert r.returncode == 0
     for f in [*OUTPUT_FIELDS, *ELEMENT_FIELDS]: assert re.search(rf'^\s+{f}\s', r.stdout, re.M), f
     assert '1-5 scale' in r.stdout and '[0.2, 1]' in r.stdout and '--no-questions' in r.stdout
+    # several references of one pair: the list syntax of JSONL and of a CSV cell (issue 56, row 7)
+    flat = ' '.join(r.stdout.split())
+    assert '["first", "second"]' in flat and '"[""first"", ""second""]"' in flat and '|||' in flat, flat
+    readme = (ROOT / 'README.md').read_text()
+    assert '"[""first"", ""second""]"' in readme and 'memory' in readme and '0.78 GB' in readme
 
 
 def test_cli_notebook_documents_every_output_field():

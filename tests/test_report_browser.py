@@ -75,6 +75,24 @@ def test_report_in_chromium(browser, tmp_path):
     listed = page.eval_on_selector_all('table.leaderboard td.col-system', 'cells => cells.map(c => c.textContent)')
     assert sorted(listed) == sorted(SYSTEMS), listed
     assert page.locator('.pair .posh-pair').count() >= len(SYSTEMS) * 3   # the highlight views are on the page
+    # readable figures: shown at their own size or larger (their text as drawn), under a title that says what they are,
+    # none with overlapping texts or a legend over its bars (posh.report.text_overlaps, on the same data's figures)
+    sizes = page.evaluate('[...document.images].map(i => [i.alt, i.clientWidth, i.naturalWidth])')
+    assert all(shown >= natural * 0.95 for _, shown, natural in sizes), sizes
+    assert page.title() == 'PoSh report' and page.locator('h1').inner_text() == 'PoSh report'
+    assert 'PoSh report: PoSh leaderboard' not in page.content()
+    from posh.report import read_systems, corpus_board, per_pair, error_shares, errors_figure, f1_figure, text_overlaps, LEADERBOARD_TITLE
+    from posh.leaderboard import leaderboard_figure
+    systems = read_systems([str(DATA/f'{s}.jsonl.gz') for s in SYSTEMS])
+    order, per = list(SYSTEMS), per_pair(systems)
+    for fig in (leaderboard_figure(corpus_board(systems), LEADERBOARD_TITLE, 'note', system='system'),
+                errors_figure(error_shares(systems), order), f1_figure(per, order)):
+        assert text_overlaps(fig) == []
+    # the one mistake rule is stated on the page, and framing claims are shown apart from the kinds that count
+    from posh.scoring import MISTAKE_RULE
+    assert MISTAKE_RULE.text() in page.locator('#rule').inner_text()
+    assert page.locator('table.shares td.col-kind').all_inner_texts() and 'framing' not in page.locator('table.shares').inner_text()
+    assert page.locator('table.framing').count() == 1
 
 
 def test_highlight_view_in_chromium(browser, tmp_path):
