@@ -8,7 +8,8 @@ import time
 from dataclasses import dataclass, replace
 from .coref import get_resolver, CorefResolver
 from .scene_graph import SceneGraph, load_parser
-from .rules_v2 import V2_FIXES, graph_v2, wordnet_lexicon, repair_parse
+from .rules_parse import wordnet_lexicon, repair_parse
+from .rules_assembly import V2_FIXES, graph_rules
 from .rules_reference import graph_reference
 
 # %% auto #0
@@ -42,7 +43,7 @@ def graph_from_doc(doc, clusters:list, rules:str|RuleSet='v2') -> SceneGraph:
     "Assemble the scene graph of a parsed description given its coreference clusters (character spans) and a rule set."
     rules = get_rules(rules)
     if rules.name == 'reference': return graph_reference(doc, clusters)
-    return replace(graph_v2(doc, clusters, rules.fixes), rules=rules.name)
+    return replace(graph_rules(doc, clusters, rules.fixes), rules=rules.name)
 
 def shift_graph(g:SceneGraph, text:str, by:int) -> SceneGraph:
     "The graph `g` of the part of `text` that starts at character `by`, with every offset moved into `text`."
