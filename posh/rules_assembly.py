@@ -11,18 +11,28 @@ from .rules_parts import _part_of
 from .rules_relations import _noun_relations, _predicates, _verb
 
 # %% auto #0
-__all__ = ['V2_FIXES', 'V3_NEW', 'V3_FIXES', 'graph_rules']
+__all__ = ['V2_FIXES', 'V3_NEW', 'V3_FIXES', 'UNJUDGEABLE', 'graph_rules']
 
 # %% ../nbs/01a6_rules_assembly.ipynb #de7563b6
 V2_FIXES = ('repair', 'non_entities', 'negation', 'coref_conflicts', 'compound_attributes', 'collectives',
             'regions', 'single_words', 'parts')
-V3_NEW = ()   # the fixes of issue 54 (see below)
+V3_NEW = ('aux_subjects', 'measure_nouns', 'region_lift', 'as_roles', 'known_compounds', 'active_voice', 'silent_verbs', 'verb_attributes',
+          'no_of_relations', 'spatial_preps', 'unjudgeable', 'depictable')   # the fixes of issue 54
 V3_FIXES = V2_FIXES + V3_NEW
 
 # %% ../nbs/01a6_rules_assembly.ipynb #fd00487c
-def graph_rules(doc, clusters:list, fix:frozenset) -> SceneGraph:
-    "The scene graph of a parsed description given its coreference clusters (character spans) and the fixes in force."
-    b = start_graph(doc, clusters, fix)
+# what a judge cannot check against a reference: the writer's taste and mood, salience, and "visible" (v3 `unjudgeable`)
+UNJUDGEABLE = set('serene tranquil peaceful harmonious beautiful lovely stunning breathtaking picturesque captivating '
+                  'inviting charming idyllic striking dynamic overall main primary focal relative precise everyday '
+                  'visual intriguing fascinating remarkable impressive magnificent spectacular gorgeous pleasant cozy '
+                  'cosy cheerful delightful elegant graceful perfect ideal interesting unique notable noticeable '
+                  'prominent visible evident apparent present seen shown depicted captured discernible '
+                  'various different certain particular distinct distinctive overall general typical'.split())
+
+def graph_rules(doc, clusters:list, fix:frozenset, lexicon:dict|None=None, depictable=None) -> SceneGraph:
+    """The scene graph of a parsed description given its coreference clusters (character spans) and the fixes in force;
+    `lexicon` (`wordnet_lexicon(nlp)`) and `depictable` (lemma -> bool) serve the v3 fixes that need them."""
+    b = start_graph(doc, clusters, fix, lexicon, depictable)
     for e in b.entities:
         for h in b.tokens_of(e.id):
             _noun_modifiers(b, e.id, h)
@@ -35,5 +45,6 @@ def graph_rules(doc, clusters:list, fix:frozenset) -> SceneGraph:
     for e in b.entities:
         e.attributes = _outermost(e.attributes)
         if 'single_words' in fix: e.attributes = _dedup(e.attributes)
+        if 'unjudgeable' in fix: e.attributes = [a for a in e.attributes if a.text.lower() not in UNJUDGEABLE]
     b.relations.sort(key=lambda r: (r.start, r.subject, r.object))
     return SceneGraph(doc.text, b.entities, b.relations).validate()

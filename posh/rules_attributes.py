@@ -7,7 +7,7 @@ from __future__ import annotations
 from .coref import NOUNS, COLOURS, describes
 from .scene_graph import Span
 from .rules_parse import NEAR_ADVERBS, _conjuncts, _mention_span
-from .rules_entities import QUANTIFIERS, _Builder
+from .rules_entities import QUANTIFIERS, _Builder, known_compound
 
 # %% auto #0
 __all__ = ['NOT_ATTRIBUTES', 'ADVERB_STOP', 'SHADES']
@@ -83,7 +83,8 @@ def _noun_modifiers(b:_Builder, eid:int, h):
             if h.i not in b.prop_nouns: _set_quantity(b, eid, c)
         elif low in NOT_ATTRIBUTES: continue
         elif c.dep_ == 'amod' or (c.dep_ in ('nmod', 'amod') and c.pos_ in NOUNS) or \
-             (c.dep_ == 'compound' and (c.pos_ not in NOUNS or ('compound_attributes' in b.fix and describes(c)))):
+             (c.dep_ == 'compound' and (c.pos_ not in NOUNS or ('compound_attributes' in b.fix and describes(c))) and
+              not known_compound(b, c)):
             for a in _conjuncts(c): _add_modifier(b, eid, a)
         elif c.dep_ == 'advmod' and c.pos_ == 'ADV' and low not in ADVERB_STOP and low not in NEAR_ADVERBS and not v2:
             _add_attr(b, eid, *_left_span(c))

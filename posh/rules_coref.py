@@ -7,7 +7,7 @@ from __future__ import annotations
 from .coref import NOUNS, VIEWER_PRONOUNS, noun_run_head, noun_name, conflicting
 from .scene_graph import Entity
 from .rules_parse import _mention_span
-from .rules_entities import _Builder, find_heads
+from .rules_entities import _Builder, find_heads, known_compound
 
 # %% auto #0
 __all__ = ['start_graph']
@@ -35,7 +35,11 @@ def _coref(b, clusters):
 def _entity_name(b, tok) -> str:
     "Entity name of a head: the class of its noun (v2: colour and material modifiers are not part of it)."
     if tok.i in b.subset_of: tok = b.doc[b.subset_of[tok.i]]
-    if 'compound_attributes' in b.fix: return noun_name(tok)
+    if 'compound_attributes' in b.fix:
+        name, c = noun_name(tok), tok.doc[tok.i - 1] if tok.i > 0 else None
+        if c is not None and known_compound(b, c) and not name.startswith(c.lower_ + ' ') and f' {c.lower_} ' not in f' {name} ':
+            name = ' '.join(name.split()[:-1] + [c.lower_, name.split()[-1]])   # Ferris wheel: a name WordNet knows
+        return name
     comps = [c for c in tok.lefts if c.dep_ == 'compound' and c.pos_ in NOUNS]
     return ' '.join([c.text.lower() for c in comps] + [tok.lemma_.lower() if tok.pos_ == 'NOUN' else tok.text.lower()])
 
@@ -60,9 +64,9 @@ def _mention(b, t):
     return _mention_span(t)
 
 # %% ../nbs/01a2_rules_coref.ipynb #d2710710
-def start_graph(doc, clusters:list, fix:frozenset) -> _Builder:
+def start_graph(doc, clusters:list, fix:frozenset, lexicon:dict|None=None, depictable=None) -> _Builder:
     "The entities of one parsed description: its heads found (`find_heads`), merged by the coreference `clusters` (character spans)."
-    b = _Builder(doc, fix)
+    b = _Builder(doc, fix, lexicon, depictable)
     find_heads(b)
     _coref(b, clusters)
     _entities(b)

@@ -10,7 +10,8 @@ from .rules_parse import RELATIVE, unasserted, _conjuncts, _subjects, _determine
 
 # %% auto #0
 __all__ = ['QUANTIFIERS', 'PHOTO_NOUNS', 'FRAME_POSITIONS', 'FRAME_WIDE', 'COMPLEX_PREP_NOUNS', 'PROPERTY_NOUNS',
-           'QUANTITY_NOUNS', 'LIGHT_NOUNS', 'LOCATIVE', 'ABSTRACT_NOUNS', 'find_heads']
+           'QUANTITY_NOUNS', 'LIGHT_NOUNS', 'LOCATIVE', 'ABSTRACT_NOUNS', 'MEASURE_NOUNS', 'INTERIOR_NOUNS',
+           'known_compound', 'find_heads']
 
 # %% ../nbs/01a1_rules_entities.ipynb #fb4fe627
 QUANTIFIERS = set('several many few numerous multiple various countless both dozens hundreds thousands most'.split())
@@ -57,8 +58,12 @@ def _in_hyphenated(tok) -> bool:
 # %% ../nbs/01a1_rules_entities.ipynb #a0d1b7b7
 class _Builder:
     "The state of one description while its graph is assembled (`fix`: the fixes in force); the rooms fill it in."
-    def __init__(self, doc, fix:frozenset):
+    def __init__(self, doc, fix:frozenset, lexicon:dict|None=None, depictable=None):
         self.doc, self.text, self.fix = doc, doc.text, fix
+        self.lex = lexicon       # `wordnet_lexicon(nlp)`, for the compounds WordNet names (v3), or None
+        self.depictable = depictable   # lemma -> can a picture show it (v3 `depictable`), or None
+        self.inner = set()       # the words of "the heart of" in "in the heart of the field" (v3 `region_lift`)
+        self.roles = set()       # role nouns after "serves as" (v3 `as_roles`): no entity, nothing lifted from them
         self.sent_of = {t.i: k for k, s in enumerate(doc.sents) for t in s}
         self.alias = {}          # token index -> token index whose entity it stands for
         self.attr_nouns = set()  # nouns that are attributes of the entity they stand for (predicate nouns, colours)
@@ -219,7 +224,7 @@ def _antecedent(b, pron):
 
 def _aliases(b):
     for t in b.doc:
-        if t.i in b.off: continue
+        if t.i in b.off or ('depictable' in b.fix and t.i in b.skip): continue
         if t.lower_ in RELATIVE and t.pos_ == 'PRON' and t.head.dep_ == 'relcl' and t.dep_ != 'poss':
             b.alias[t.i] = t.head.head.i
         if t.dep_ == 'attr' and t.pos_ in NOUNS and t.head.lemma_ == 'be' and t.i not in b.alias:
@@ -233,6 +238,42 @@ def _aliases(b):
             if subs and subs[0].lower_ not in RELATIVE:
                 b.alias[t.i] = subs[0].i
                 if t.i not in b.prop_nouns: b.attr_nouns.add(t.i)
+
+MEASURE_NOUNS = set('body expanse stretch sheet blanket carpet sea mass swath swathe'.split())  # a body of water: water
+INTERIOR_NOUNS = {'heart', 'midst', 'middle', 'center', 'centre'}   # in the heart of the field: in the field
+
+def _v3_nouns(b):
+    """The v3 readings of nouns (issue 54), each its own fix: a measure of a bare noun is that noun (*a body of water*:
+    water) [`measure_nouns`]; the interior of a depicted place is that place (*in the heart of the field*: in the field)
+    [`region_lift`]; the role after *serves as*, *stands as* is no entity (*serves as a vantage point*) [`as_roles`];
+    a noun that names nothing a picture can show is no entity (*atmosphere, touch, testament*) [`depictable`]."""
+    for t in b.doc:
+        if t.pos_ not in NOUNS or t.i in b.skip: continue
+        lem = t.lemma_.lower()
+        of = next((c for c in t.children if c.dep_ == 'prep' and c.lower_ == 'of'), None)
+        m = next((c for c in of.children if c.dep_ == 'pobj' and c.pos_ in NOUNS), None) if of is not None else None
+        if 'measure_nouns' in b.fix and lem in MEASURE_NOUNS and m is not None and not _determined(m):
+            b.skip.add(t.i); b.alias[t.i] = m.i
+        elif 'region_lift' in b.fix and lem in INTERIOR_NOUNS and m is not None and t.dep_ == 'pobj' and \
+             m.lemma_.lower() not in PHOTO_NOUNS and t.head.i < t.i:
+            b.whole.add(t.i); b.skip.add(t.i); b.inner |= set(range(t.head.i + 1, of.i + 1))
+        elif 'as_roles' in b.fix and t.dep_ == 'pobj' and t.head.lower_ == 'as' and t.head.head.pos_ in ('VERB', 'AUX'):
+            b.skip.add(t.i); b.roles.add(t.i)
+        elif 'depictable' in b.fix and b.depictable is not None and t.pos_ == 'NOUN' and t.i not in b.alias and \
+             not _depicted_frame(t) and not b.depictable(_lemma_name(b, t)):
+            b.skip.add(t.i)
+
+def known_compound(b, c) -> bool:
+    """Is the compound modifier `c` with its head one name of a kind (*Ferris wheel*), one that WordNet lists or the
+    depictable lexicon names? Then it is kept whole, not split into a noun and an attribute (v3 `known_compounds`)."""
+    if 'known_compounds' not in b.fix or c.dep_ != 'compound' or c.head.i != c.i + 1: return False
+    name = f'{c.lower_} {c.head.lemma_.lower()}'
+    return (b.lex is not None and name.replace(' ', '_') in b.lex['noun']) or name in getattr(b.depictable, 'labels', {})
+
+def _lemma_name(b, t) -> str:
+    "The lemma of a noun with the compound WordNet knows it by (*ferris wheel*), for the depictable check."
+    c = t.doc[t.i - 1] if t.i > 0 else None
+    return f'{c.lower_} {t.lemma_.lower()}' if c is not None and known_compound(b, c) else t.lemma_.lower()
 
 def _is_head(b, t, check_alias=True) -> bool:
     if check_alias and t.i in b.alias: return False
@@ -252,5 +293,6 @@ def find_heads(b:_Builder):
     b.whole, b.skip = _positions(b)
     if 'non_entities' in b.fix: _non_entities(b); _quoted(b)
     if 'collectives' in b.fix: _collectives(b)
+    _v3_nouns(b)
     _aliases(b)
     b.heads = [t for t in b.doc if _is_head(b, t)]

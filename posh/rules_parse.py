@@ -8,7 +8,7 @@ from .coref import NOUNS, COLOURS
 
 # %% auto #0
 __all__ = ['RELATIVE', 'NEAR_ADVERBS', 'HEDGE_ADVERBS', 'HEDGE_MODALS', 'KEEP_FIRST_LEMMA', 'is_regular_form', 'regular_first',
-           'wordnet_lexicon', 'repair_parse', 'unasserted']
+           'wordnet_lexicon', 'repair_parse', 'repair_aux_subjects', 'unasserted']
 
 # %% ../nbs/01a0_rules_parse.ipynb #6bd93c9a
 RELATIVE = {'who', 'which', 'that', 'whom', 'whose'}
@@ -109,6 +109,18 @@ def repair_parse(doc, lex:dict|None) -> list[str]:
     return done
 
 # %% ../nbs/01a0_rules_parse.ipynb #ed00086b
+def repair_aux_subjects(doc) -> list[str]:
+    """A subject the small parser hangs on the auxiliary, not on its verb (*The street **is** lined with trees*: street
+    <- is): re-attached to the verb, so that the verb and its conjuncts find it (v3 `aux_subjects`); what was changed."""
+    done = []
+    for t in doc:
+        h = t.head
+        if t.dep_ in ('nsubj', 'nsubjpass') and h.dep_ in ('aux', 'auxpass') and h.head.pos_ in ('VERB', 'AUX') and \
+           not any(c.dep_ in ('nsubj', 'nsubjpass') for c in h.head.children):
+            t.head = h.head
+            done.append(f"{t.text} {h.text} {h.head.text}: subject of the auxiliary -> of the verb")
+    return done
+
 def _subject_tokens(v) -> set:
     "Token indices of the subjects of `v` (excluded from a negated or hedged scope: *the man is not wearing a hat*)."
     return {x.i for c in v.children if c.dep_ in ('nsubj', 'nsubjpass', 'expl') for x in c.subtree}

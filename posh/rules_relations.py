@@ -12,7 +12,7 @@ from .rules_attributes import _add_modifier, _add_attr_words
 from .rules_parts import _link_part, _is_part
 
 # %% auto #0
-__all__ = ['POSTURE', 'SILENT_POSTURE', 'COLLECTIVE']
+__all__ = ['POSTURE', 'SILENT_POSTURE', 'COLLECTIVE', 'SILENT_VERBS', 'SPATIAL']
 
 # %% ../nbs/01a5_rules_relations.ipynb #93599af8
 POSTURE = set('be stand sit lie rest hang lean perch float stay remain locate situate position place set mount '
@@ -28,6 +28,7 @@ COLLECTIVE = set('group pair couple set row line pile stack bunch cluster number
 def _add_rel(b:_Builder, subj, ptoks:list, obj):
     "Add relation subj - predicate words - obj (once), skipping self-relations, non-entities and unasserted words."
     if subj is None or obj is None or subj == obj or any(t.i in b.off for t in ptoks): return
+    if b.inner: ptoks = [t for t in ptoks if t.i not in b.inner] or ptoks   # "in the heart of": "in" (v3 `region_lift`)
     ptoks = sorted(ptoks, key=lambda t: t.i)
     first, last = ptoks[0], ptoks[-1]
     in_order = [t.i for t in ptoks] == list(range(first.i, last.i + 1))
@@ -44,7 +45,8 @@ def _verb(b:_Builder, v):
     objs = [x for c in v.children if c.dep_ in ('dobj', 'dative') for x in _conjuncts(c)]
     objs = [(o, b.entity_of(o)) for o in objs if b.entity_of(o) is not None]
     preps = [pair for c in _preps(v) for pair in _prep_objects(c, b.whole)] + _near_preps(v, b.whole) + _lifted(b, v)
-    preps = [(ptoks, b.entity_of(x), x) for ptoks, x in preps]
+    preps = [(ptoks, b.entity_of(x), x) for ptoks, x in preps
+             if not ('as_roles' in b.fix and ptoks[0].lower_ == 'as')]   # "serves as a vantage point for the wheel"
     lemma, v2 = v.lemma_.lower(), 'parts' in b.fix
     if objs:
         for s in subs:
@@ -62,21 +64,37 @@ def _verb(b:_Builder, v):
         for ptoks, x, xt in ent_preps:
             if v2 and len(ptoks) == 1 and ptoks[0].lower_ == 'with' and _is_part(xt):   # "is a font, with rounded tops"
                 _link_part(b, x, s); continue
+            if _agent(b, v, ptoks):   # "a wheel adorned with lights": the lights adorn the wheel
+                _add_rel(b, x, words, s); continue
             if v2: pred = ptoks if lemma == 'be' or ptoks[0].i < v.i else words + ptoks   # fronted "To our left": the preposition
             else: pred = ptoks if lemma in POSTURE else words + ptoks
             _add_rel(b, s, pred, x)
     if v.pos_ != 'VERB' or lemma in SILENT_POSTURE or v.dep_ == 'amod' or lemma == 'have': return
+    if 'silent_verbs' in b.fix and lemma in POSTURE | SILENT_VERBS: return   # "a tree stands", "a lake is seen"
+    # v3 `verb_attributes`: of a verb without a depicted object only a passive state is an attribute (*the cars are
+    # parked*), not an action or a participial clause (*the man waits*, *caught in the midst of*, *dressed casually*)
     intransitive = not ent_preps and not any(c.dep_ in ('acomp', 'oprd', 'attr', 'xcomp', 'ccomp', 'dobj')
                                              for c in v.children)
     fronted = ent_preps and all(p[0].i < v.i for p, _, _ in ent_preps)
+    if 'verb_attributes' in b.fix and not (v.tag_ == 'VBN' and any(c.dep_ == 'auxpass' for c in v.children)): return
     if intransitive or (not v2 and ent_preps and lemma in POSTURE) or (v2 and fronted):
         for s in subs:
             if s is not None: _add_attr_words(b, s, words)
 
+SILENT_VERBS = set('see appear seem show depict capture feature showcase display view notice find spot frame serve act '
+                   'function'.split())   # no attribute of their own (v3 `silent_verbs`)
+
+def _agent(b:_Builder, v, ptoks) -> bool:
+    """Is `ptoks` the agent of the passive participle `v`, *by* or *with* (*surrounded by trees*, *covered with snow*,
+    *adorned with lights*)? Then the relation is written in the active voice, agent first (v3 `active_voice`)."""
+    if 'active_voice' not in b.fix or v.tag_ != 'VBN' or len(ptoks) != 1 or ptoks[0].lower_ not in ('by', 'with'): return False
+    if ptoks[0].head.i != v.i or any(c.dep_ == 'aux' and c.lemma_ == 'have' for c in v.children): return False
+    return v.dep_ in ('acl', 'amod', 'advcl', 'conj', 'relcl') or any(c.dep_ == 'auxpass' for c in v.children)
+
 def _lifted_from(b:_Builder, p) -> list:
     "Prepositional phrases hanging off a non-entity object of `p` move up to what `p` attaches to (*the moon in daylight against a blue sky*: moon against sky)."
     if 'non_entities' not in b.fix: return []
-    return [pair for o in p.children if o.dep_ == 'pobj' and o.i in b.skip and o.i not in b.whole and
+    return [pair for o in p.children if o.dep_ == 'pobj' and o.i in b.skip and o.i not in b.whole and o.i not in b.roles and
             o.i not in b.prop_nouns for q in _preps(o, ('prep',)) if q.lower_ != 'of' for pair in _prep_objects(q, b.whole)]
 
 def _lifted(b:_Builder, v) -> list:
@@ -98,8 +116,20 @@ def _noun_relations(b:_Builder, eid:int, h):
                (_determined(x) if v2 else h.lemma_.lower() not in COLLECTIVE):
                 _link_part(b, eid, xe)
             elif v2 and single and c.lower_ == 'with' and _is_part(x): _link_part(b, xe, eid)
-            else: _add_rel(b, eid, ptoks, xe)
+            elif _noun_prep_kept(b, ptoks): _add_rel(b, eid, ptoks, xe)
     for ptoks, x in _near_preps(h, b.whole): _add_rel(b, eid, ptoks, b.entity_of(x))
+
+SPATIAL = set('in on under above below beneath underneath behind beside near among amid amidst between across along '
+              'alongside over atop inside outside around against through throughout beyond within opposite past into '
+              'onto toward towards by at'.split())
+
+def _noun_prep_kept(b:_Builder, ptoks) -> bool:
+    """Does a preposition after a noun relate two depicted things? v3: never *of* (*a touch of magic*, *a sense of
+    scale*) [`no_of_relations`]; only where or how things are placed (*in, on, behind, between, next to, in front of*),
+    not *for, to, with, like, from* [`spatial_preps`]."""
+    w = ptoks[0].lower_
+    if 'no_of_relations' in b.fix and w == 'of': return False
+    return 'spatial_preps' not in b.fix or w in SPATIAL
 
 # %% ../nbs/01a5_rules_relations.ipynb #8adfa8d3
 def _predicates(b:_Builder):
