@@ -17,7 +17,8 @@ __all__ = ['V2_FIXES', 'V3_NEW', 'V3_FIXES', 'UNJUDGEABLE', 'graph_rules']
 V2_FIXES = ('repair', 'non_entities', 'negation', 'coref_conflicts', 'compound_attributes', 'collectives',
             'regions', 'single_words', 'parts')
 V3_NEW = ('aux_subjects', 'measure_nouns', 'region_lift', 'as_roles', 'known_compounds', 'active_voice', 'silent_verbs', 'verb_attributes',
-          'no_of_relations', 'spatial_preps', 'unjudgeable', 'depictable')   # the fixes of issue 54
+          'no_of_relations', 'spatial_preps', 'unjudgeable', 'depictable', 'backdrops', 'time_nouns',
+          'camera_viewer', 'noun_lemmas', 'unjudgeable_verbs')   # the fixes of issue 54
 V3_FIXES = V2_FIXES + V3_NEW
 
 # %% ../nbs/01a6_rules_assembly.ipynb #fd00487c
@@ -27,7 +28,8 @@ UNJUDGEABLE = set('serene tranquil peaceful harmonious beautiful lovely stunning
                   'visual intriguing fascinating remarkable impressive magnificent spectacular gorgeous pleasant cozy '
                   'cosy cheerful delightful elegant graceful perfect ideal interesting unique notable noticeable '
                   'prominent visible evident apparent present seen shown depicted captured discernible '
-                  'various different certain particular distinct distinctive overall general typical'.split())
+                  'various different certain particular distinct distinctive overall general typical surrounding '
+                  'bustling urban natural ready alive'.split())
 
 def graph_rules(doc, clusters:list, fix:frozenset, lexicon:dict|None=None, depictable=None) -> SceneGraph:
     """The scene graph of a parsed description given its coreference clusters (character spans) and the fixes in force;

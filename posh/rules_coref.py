@@ -39,6 +39,9 @@ def _entity_name(b, tok) -> str:
         name, c = noun_name(tok), tok.doc[tok.i - 1] if tok.i > 0 else None
         if c is not None and known_compound(b, c) and not name.startswith(c.lower_ + ' ') and f' {c.lower_} ' not in f' {name} ':
             name = ' '.join(name.split()[:-1] + [c.lower_, name.split()[-1]])   # Ferris wheel: a name WordNet knows
+        if 'noun_lemmas' in b.fix and tok.pos_ == 'NOUN' and tok.lower_.endswith(('ing', 'ings')) and \
+           not tok.lemma_.lower().endswith('ing'):   # "buildings": building, not the verb's lemma build
+            name = ' '.join(name.split()[:-1] + [tok.lower_[:-1] if tok.lower_.endswith('ings') else tok.lower_])
         return name
     comps = [c for c in tok.lefts if c.dep_ == 'compound' and c.pos_ in NOUNS]
     return ' '.join([c.text.lower() for c in comps] + [tok.lemma_.lower() if tok.pos_ == 'NOUN' else tok.text.lower()])
@@ -51,6 +54,7 @@ def _entities(b):
         toks = sorted(groups[root], key=lambda t: t.i)
         nouns = [t for t in toks if t.pos_ in NOUNS or t.i in b.subset_of]
         viewer = any(t.lower_ in VIEWER_PRONOUNS or t.lemma_.lower() == 'viewer' or
+                     ('camera_viewer' in b.fix and t.lemma_.lower() in ('camera', 'photographer')) or
                      any(c.dep_ == 'poss' and c.lower_ in VIEWER_PRONOUNS for c in t.children) for t in toks)
         if not nouns and not viewer: continue   # a pronoun with no antecedent
         name = min((_entity_name(b, t) for t in nouns), key=lambda n: len(n.split())) if nouns else 'viewer'

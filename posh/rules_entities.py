@@ -10,8 +10,8 @@ from .rules_parse import RELATIVE, unasserted, _conjuncts, _subjects, _determine
 
 # %% auto #0
 __all__ = ['QUANTIFIERS', 'PHOTO_NOUNS', 'FRAME_POSITIONS', 'FRAME_WIDE', 'COMPLEX_PREP_NOUNS', 'PROPERTY_NOUNS',
-           'QUANTITY_NOUNS', 'LIGHT_NOUNS', 'LOCATIVE', 'ABSTRACT_NOUNS', 'MEASURE_NOUNS', 'INTERIOR_NOUNS',
-           'known_compound', 'find_heads']
+           'QUANTITY_NOUNS', 'LIGHT_NOUNS', 'LOCATIVE', 'ABSTRACT_NOUNS', 'MEASURE_NOUNS', 'BACKDROP_NOUNS',
+           'TIME_NOUNS', 'INTERIOR_NOUNS', 'known_compound', 'find_heads']
 
 # %% ../nbs/01a1_rules_entities.ipynb #fb4fe627
 QUANTIFIERS = set('several many few numerous multiple various countless both dozens hundreds thousands most'.split())
@@ -239,24 +239,43 @@ def _aliases(b):
                 b.alias[t.i] = subs[0].i
                 if t.i not in b.prop_nouns: b.attr_nouns.add(t.i)
 
-MEASURE_NOUNS = set('body expanse stretch sheet blanket carpet sea mass swath swathe'.split())  # a body of water: water
+MEASURE_NOUNS = set('body expanse stretch sheet blanket carpet sea mass swath swathe splash pop dash hint '
+                    'sprinkling'.split())   # a body of water: water
+BACKDROP_NOUNS = {'backdrop', 'background', 'setting', 'surroundings'}   # the frame's depth, not a thing (v3 `backdrops`)
+TIME_NOUNS = set('day night morning evening afternoon dusk dawn daytime nighttime moment time season summer winter '
+                 'autumn spring'.split())   # on a sunny day: when, not what (v3 `time_nouns`)
 INTERIOR_NOUNS = {'heart', 'midst', 'middle', 'center', 'centre'}   # in the heart of the field: in the field
 
 def _v3_nouns(b):
-    """The v3 readings of nouns (issue 54), each its own fix: a measure of a bare noun is that noun (*a body of water*:
-    water) [`measure_nouns`]; the interior of a depicted place is that place (*in the heart of the field*: in the field)
-    [`region_lift`]; the role after *serves as*, *stands as* is no entity (*serves as a vantage point*) [`as_roles`];
-    a noun that names nothing a picture can show is no entity (*atmosphere, touch, testament*) [`depictable`]."""
+    """The v3 readings of nouns (issue 54), each its own fix: a measure of a noun is that noun (*a body of water*:
+    water; *a splash of red*: no entity) [`measure_nouns`]; a backdrop or background is the thing it is of, or nothing
+    (*against the backdrop of a blue sky*: the sky) [`backdrops`]; a time is a circumstance (*on a sunny day*)
+    [`time_nouns`]; the interior of a depicted place is that place (*in the heart of the field*: in the field), and
+    *on either side of* is one preposition [`region_lift`]; the role after *serves as*, *stands as* is no entity
+    (*serves as a vantage point*) [`as_roles`]; a noun that names nothing a picture can show is no entity
+    (*atmosphere, touch, testament*) [`depictable`]."""
     for t in b.doc:
         if t.pos_ not in NOUNS or t.i in b.skip: continue
         lem = t.lemma_.lower()
         of = next((c for c in t.children if c.dep_ == 'prep' and c.lower_ == 'of'), None)
         m = next((c for c in of.children if c.dep_ == 'pobj' and c.pos_ in NOUNS), None) if of is not None else None
-        if 'measure_nouns' in b.fix and lem in MEASURE_NOUNS and m is not None and not _determined(m):
-            b.skip.add(t.i); b.alias[t.i] = m.i
+        if 'measure_nouns' in b.fix and lem in MEASURE_NOUNS and m is not None and not (lem == 'body' and _determined(m)):
+            b.skip.add(t.i)
+            if m.i not in b.skip: b.alias[t.i] = m.i   # a splash of colour: no entity (the colour goes to its owner)
+        elif 'backdrops' in b.fix and lem in BACKDROP_NOUNS:
+            b.skip.add(t.i)                            # against the backdrop of a sky: the sky; the backdrop: nothing
+            if m is not None and m.i not in b.skip: b.alias[t.i] = m.i
+        elif 'time_nouns' in b.fix and lem in TIME_NOUNS and (t.dep_ == 'npadvmod' or t.dep_ == 'pobj' and
+                                                              t.head.lower_ in ('on', 'at', 'in', 'during', 'of')):
+            b.skip.add(t.i)                            # on a sunny day, at dusk: a circumstance, not a thing
         elif 'region_lift' in b.fix and lem in INTERIOR_NOUNS and m is not None and t.dep_ == 'pobj' and \
              m.lemma_.lower() not in PHOTO_NOUNS and t.head.i < t.i:
             b.whole.add(t.i); b.skip.add(t.i); b.inner |= set(range(t.head.i + 1, of.i + 1))
+        elif 'region_lift' in b.fix and lem in INTERIOR_NOUNS and m is not None and m.lemma_.lower() not in PHOTO_NOUNS:
+            b.skip.add(t.i); b.alias[t.i] = m.i   # the heart of the city is lively: the city
+        elif 'region_lift' in b.fix and lem == 'side' and m is not None and t.dep_ == 'pobj' and \
+             any(c.lower_ in ('either', 'both', 'each') for c in t.children):
+            b.whole.add(t.i); b.skip.add(t.i)     # on either side of the road: one preposition
         elif 'as_roles' in b.fix and t.dep_ == 'pobj' and t.head.lower_ == 'as' and t.head.head.pos_ in ('VERB', 'AUX'):
             b.skip.add(t.i); b.roles.add(t.i)
         elif 'depictable' in b.fix and b.depictable is not None and t.pos_ == 'NOUN' and t.i not in b.alias and \

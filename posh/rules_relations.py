@@ -12,7 +12,7 @@ from .rules_attributes import _add_modifier, _add_attr_words
 from .rules_parts import _link_part, _is_part
 
 # %% auto #0
-__all__ = ['POSTURE', 'SILENT_POSTURE', 'COLLECTIVE', 'SILENT_VERBS', 'SPATIAL']
+__all__ = ['POSTURE', 'SILENT_POSTURE', 'COLLECTIVE', 'SILENT_VERBS', 'UNJUDGEABLE_VERBS', 'SPATIAL']
 
 # %% ../nbs/01a5_rules_relations.ipynb #93599af8
 POSTURE = set('be stand sit lie rest hang lean perch float stay remain locate situate position place set mount '
@@ -48,6 +48,8 @@ def _verb(b:_Builder, v):
     preps = [(ptoks, b.entity_of(x), x) for ptoks, x in preps
              if not ('as_roles' in b.fix and ptoks[0].lower_ == 'as')]   # "serves as a vantage point for the wheel"
     lemma, v2 = v.lemma_.lower(), 'parts' in b.fix
+    if 'unjudgeable_verbs' in b.fix and (lemma in UNJUDGEABLE_VERBS or '_'.join(w.lower_ if w is not v else lemma for w in words)
+                                         in UNJUDGEABLE_VERBS): return   # "the tree contrasts with the sky"
     if objs:
         for s in subs:
             for o, oe in objs:
@@ -83,6 +85,11 @@ def _verb(b:_Builder, v):
 
 SILENT_VERBS = set('see appear seem show depict capture feature showcase display view notice find spot frame serve act '
                    'function'.split())   # no attribute of their own (v3 `silent_verbs`)
+
+# verbs that say how the writer sees things, not where they are or what they do (v3 `unjudgeable_verbs`)
+UNJUDGEABLE_VERBS = set('contrast add provide create suggest indicate hint evoke complement enhance highlight accentuate '
+                        'emphasize emphasise characterize characterise reveal dominate showcase lend bring give offer '
+                        'convey capture draw invite exude'.split())
 
 def _agent(b:_Builder, v, ptoks) -> bool:
     """Is `ptoks` the agent of the passive participle `v`, *by* or *with* (*surrounded by trees*, *covered with snow*,
