@@ -30,8 +30,10 @@ RULE_SETS = {'reference': RuleSet('reference'), 'v2': RuleSet('v2', frozenset(V2
 EMBEDDED_GRAPHS = dict(parser='en_core_web_sm', coref='rules', rules='v3')  # the embedded configuration's extraction (posh.metric.CONFIGS)
 
 def get_rules(rules:str|RuleSet='v3') -> RuleSet:
-    "The rule set called `rules` ('v3', 'v2' or 'reference'); a RuleSet passes through."
+    "The rule set called `rules` ('v3', 'v2' or 'reference', or 'v3-fix-fix' for `v3_without(fix, fix)`); a RuleSet passes through."
     if isinstance(rules, RuleSet): return rules
+    base, *off = str(rules).split('-')
+    if off and base in ('v2', 'v3'): return (v2_without if base == 'v2' else v3_without)(*off)   # 'v3-depictable': v3_without('depictable')
     if rules not in RULE_SETS: raise ValueError(f"Unknown rule set {rules!r}: choose one of {sorted(RULE_SETS)}")
     return RULE_SETS[rules]
 
