@@ -8,26 +8,32 @@ import time
 from dataclasses import dataclass, replace
 from .coref import get_resolver, CorefResolver
 from .scene_graph import SceneGraph, load_parser
-from .rules_v2 import V2_FIXES, graph_v2, wordnet_lexicon, repair_parse
+from .rules_parse import wordnet_lexicon, repair_parse, repair_aux_subjects
+from .rules_assembly import V2_FIXES, V3_FIXES, graph_rules
 from .rules_reference import graph_reference
+from .depictable import default_depictability
 
 # %% auto #0
-__all__ = ['RULE_SETS', 'EMBEDDED_GRAPHS', 'HIGHLIGHT_COLOURS', 'RuleSet', 'get_rules', 'v2_without', 'graph_from_doc',
-           'shift_graph', 'check_texts', 'GraphExtractor', 'extract_graphs', 'graph_table', 'highlight_mentions']
+__all__ = ['RULE_SETS', 'EMBEDDED_GRAPHS', 'HIGHLIGHT_COLOURS', 'RuleSet', 'get_rules', 'v2_without', 'v3_without',
+           'graph_from_doc', 'shift_graph', 'check_texts', 'GraphExtractor', 'extract_graphs', 'graph_table',
+           'highlight_mentions']
 
 # %% ../nbs/01c_graphs.ipynb #r01e5e71
 @dataclass(frozen=True)
 class RuleSet:
-    "A named set of extraction rules: `reference` (the authors' extractor) or `v2` (ours) with its fixes switched on."
+    "A named set of extraction rules: `reference` (the authors' extractor), or `v2` / `v3` (ours) with their fixes switched on."
     name: str
-    fixes: frozenset = frozenset()  # the v2 fixes in force (empty for 'reference')
+    fixes: frozenset = frozenset()  # the fixes in force (empty for 'reference')
 
-RULE_SETS = {'reference': RuleSet('reference'), 'v2': RuleSet('v2', frozenset(V2_FIXES))}
-EMBEDDED_GRAPHS = dict(parser='en_core_web_sm', coref='rules', rules='v2')  # the embedded configuration's extraction (posh.metric.CONFIGS)
+RULE_SETS = {'reference': RuleSet('reference'), 'v2': RuleSet('v2', frozenset(V2_FIXES)),
+             'v3': RuleSet('v3', frozenset(V3_FIXES))}
+EMBEDDED_GRAPHS = dict(parser='en_core_web_sm', coref='rules', rules='v3')  # the embedded configuration's extraction (posh.metric.CONFIGS)
 
-def get_rules(rules:str|RuleSet='v2') -> RuleSet:
-    "The rule set called `rules` ('v2' or 'reference'); a RuleSet passes through."
+def get_rules(rules:str|RuleSet='v3') -> RuleSet:
+    "The rule set called `rules` ('v3', 'v2' or 'reference', or 'v3-fix-fix' for `v3_without(fix, fix)`); a RuleSet passes through."
     if isinstance(rules, RuleSet): return rules
+    base, *off = str(rules).split('-')
+    if off and base in ('v2', 'v3'): return (v2_without if base == 'v2' else v3_without)(*off)   # 'v3-depictable': v3_without('depictable')
     if rules not in RULE_SETS: raise ValueError(f"Unknown rule set {rules!r}: choose one of {sorted(RULE_SETS)}")
     return RULE_SETS[rules]
 
@@ -37,12 +43,18 @@ def v2_without(*fixes) -> RuleSet:
     if bad: raise ValueError(f"unknown fixes {sorted(bad)}: choose from {V2_FIXES}")
     return RuleSet('v2-' + '-'.join(fixes), frozenset(V2_FIXES) - set(fixes))
 
+def v3_without(*fixes) -> RuleSet:
+    "v3 with some fixes switched off (for measuring what each fix contributes)."
+    bad = set(fixes) - set(V3_FIXES)
+    if bad: raise ValueError(f"unknown fixes {sorted(bad)}: choose from {V3_FIXES}")
+    return RuleSet('v3-' + '-'.join(fixes), frozenset(V3_FIXES) - set(fixes))
+
 # %% ../nbs/01c_graphs.ipynb #bedb38ef
-def graph_from_doc(doc, clusters:list, rules:str|RuleSet='v2') -> SceneGraph:
+def graph_from_doc(doc, clusters:list, rules:str|RuleSet='v3', lexicon:dict|None=None, depictable=None) -> SceneGraph:
     "Assemble the scene graph of a parsed description given its coreference clusters (character spans) and a rule set."
     rules = get_rules(rules)
     if rules.name == 'reference': return graph_reference(doc, clusters)
-    return replace(graph_v2(doc, clusters, rules.fixes), rules=rules.name)
+    return replace(graph_rules(doc, clusters, rules.fixes, lexicon, depictable), rules=rules.name)
 
 def shift_graph(g:SceneGraph, text:str, by:int) -> SceneGraph:
     "The graph `g` of the part of `text` that starts at character `by`, with every offset moved into `text`."
@@ -71,13 +83,14 @@ class GraphExtractor:
     coref: str|CorefResolver = 'rules' # 'rules' (embedded) or 'maverick' (paper), or a resolver object
     gpu: bool = False                # parse on the GPU
     batch_size: int = 32             # texts per nlp.pipe batch
-    rules: str|RuleSet = 'v2'        # 'v2' (embedded) or 'reference' (paper), or a RuleSet (e.g. v2_without(...))
+    rules: str|RuleSet = 'v3'        # 'v3' (embedded), 'v2' (before issue 54) or 'reference' (paper), or a RuleSet (v3_without(...))
 
     def __post_init__(self):
         self.ruleset = get_rules(self.rules)
         self.nlp = load_parser(self.parser, self.gpu)
         self.resolver = get_resolver(self.coref)
-        self.lexicon = wordnet_lexicon(self.nlp) if 'repair' in self.ruleset.fixes else None
+        self.lexicon = wordnet_lexicon(self.nlp) if self.ruleset.fixes & {'repair', 'known_compounds'} else None
+        self.depictable = default_depictability() if 'depictable' in self.ruleset.fixes else None
         self.timings = {'parse': 0.0, 'coref': 0.0, 'assemble': 0.0}
 
     @property
@@ -93,17 +106,18 @@ class GraphExtractor:
         docs = self.nlp.pipe((texts[i].strip() for i in todo), batch_size=self.batch_size)
         for i in todo:
             t0 = time.perf_counter(); doc = next(docs)
-            if self.lexicon is not None: repair_parse(doc, self.lexicon)
+            if 'repair' in self.ruleset.fixes and self.lexicon is not None: repair_parse(doc, self.lexicon)
+            if 'aux_subjects' in self.ruleset.fixes: repair_aux_subjects(doc)
             t1 = time.perf_counter()
             clusters = self.resolver.clusters(doc); t2 = time.perf_counter()
-            g = graph_from_doc(doc, clusters, self.ruleset)
+            g = graph_from_doc(doc, clusters, self.ruleset, self.lexicon, self.depictable)
             out[i] = g if doc.text == texts[i] else shift_graph(g, texts[i], len(texts[i]) - len(texts[i].lstrip()))
             t3 = time.perf_counter()
             for k, dt in zip(self.timings, (t1 - t0, t2 - t1, t3 - t2)): self.timings[k] += dt
         return out
 
 def extract_graphs(texts:list[str], parser:str='en_core_web_sm', coref:str='rules', batch_size:int=32,
-                   rules:str='v2') -> list[SceneGraph]:
+                   rules:str='v3') -> list[SceneGraph]:
     "One scene graph per text (loads the parser each call: keep a `GraphExtractor` for repeated use)."
     return GraphExtractor(parser, coref, batch_size=batch_size, rules=rules)(texts)
 

@@ -150,9 +150,9 @@ AUXILIARIES = frozenset('is are was were be been being am'.split())
 NOT_PLURALS = frozenset(('does', 'its'))   # '-s' words the plural rule would misread ('doe', 'it'); no other '-s' function word has a noun for a stem
 
 def load_lexicon(parser:str='en_core_web_sm') -> dict|None:
-    "WordNet's lemma index as the embedded spaCy pipeline ships it (`posh.rules_v2.wordnet_lexicon`); None without it."
+    "WordNet's lemma index as the embedded spaCy pipeline ships it (`posh.rules_parse.wordnet_lexicon`); None without it."
     from posh.scene_graph import load_parser
-    from posh.rules_v2 import wordnet_lexicon
+    from posh.rules_parse import wordnet_lexicon
     lex = wordnet_lexicon(load_parser(parser))
     return None if lex is None else lex | {'memo': {}}   # 'memo': word -> lemma, filled by word_lemma
 

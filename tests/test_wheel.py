@@ -33,7 +33,7 @@ def test_wheel_contents(plain):
     names = zipfile.ZipFile(plain['wheel']).namelist()
     assert 'posh/resources/prompts.json' in names and 'posh/resources/example.jsonl' in names
     assert 'posh/resources/omission_words_calibration.json' in names and 'posh/omission_words.py' in names   # the embedded default's omission words (nbs/14a)
-    assert {'posh/resources/depictable_labels.tsv', 'posh/resources/depictable_classifier.json', 'posh/depictable.py'} <= set(names)   # nbs/01d
+    assert {'posh/resources/depictable_labels.tsv', 'posh/resources/depictable_classifier.json', 'posh/depictable.py'} <= set(names)   # nbs/00a
     assert 'posh/__main__.py' in names and 'posh/cli.py' in names
     assert {f'posh/resources/lmms_eval/{f}' for f in ('_posh_template_yaml', 'posh_local.yaml', 'posh_local.jsonl',
             'posh_docent.yaml', 'posh_detailcaps.yaml')} <= set(names)   # the lmms-eval tasks (nbs/15)

@@ -1,4 +1,4 @@
-"""Fit and measure the depictable-noun classifier (nbs/01d_depictable), and the lexicon's agreement.
+"""Fit and measure the depictable-noun classifier (nbs/00a_depictable), and the lexicon's agreement.
 
     python tools/depictable.py --fit          # refit on posh/resources/depictable_labels.tsv -> depictable_classifier.json, print CV
     python tools/depictable.py --compare      # CV of simpler maps on the same folds (suffix rules, character n-grams)
