@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BASE_COMMIT = 'cdca388'   # main when issue 8 was opened: the "before" extractor
 
 GRAPH_MODULES = ('coref', 'scene_graph', 'rules_v2', 'rules_parse', 'rules_entities', 'rules_coref', 'rules_attributes',
-                 'rules_parts', 'rules_relations', 'rules_assembly', 'rules_reference', 'graphs')   # the extraction's modules (up to 0ca020d: coref and graphs; up to issue 54: rules_v2)
+                 'rules_parts', 'rules_relations', 'rules_assembly', 'rules_reference', 'depictable', 'graphs')   # the extraction's modules (up to 0ca020d: coref and graphs; up to issue 54: rules_v2; since: depictable)
 
 def import_base(commit:str, folder:Path):
     """The `GraphExtractor` of `commit`, from its extraction modules (posh/coref.py and posh/graphs.py, and since issue 47
