@@ -485,8 +485,15 @@ def cmd_score(args) -> int:
     clash = column_clashes(rows)
     if clash: raise CLIError(f"input column(s) {', '.join(map(repr, clash))} have the names of output fields and would be "
                              "overwritten: rename them (or name PoSh's input columns with --generation-col, --reference-col, --id-col)")
+    log = bool(getattr(args, 'lmms_eval_samples', None))
+    if not rows and log: raise CLIError(f"{args.input} has no samples: nothing to score (an lmms-eval sample log of "
+                                        "--log_samples: one JSON object per document)")
     if not rows: raise CLIError(f"{args.input} has no rows: nothing to score (JSONL: one object per line with "
                                 "'generation' and 'reference'; CSV: a header and one line per pair)")
+    if log and duplicate_ids(rows):   # a log has no id column to fix or leave out: logs of two runs joined
+        rid, numbers = next(iter(duplicate_ids(rows).items()))
+        raise CLIError(f"{args.input}: document {rid!r} is logged by samples {', '.join(map(str, numbers))}: give "
+                       "one run's sample log of one task (lmms-eval logs each document once)")
     check_unique_ids(rows, f"{args.input}: ")
     wrong = missing_columns(rows, input_columns(args))
     if wrong: raise CLIError(f"{args.input}: {wrong}")
