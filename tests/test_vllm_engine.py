@@ -132,7 +132,9 @@ def test_reference_sampling_over_4096(judge):
     assert sum(map(len, ids)) > 4096
     s = judge.score(qs)
     assert all(1 <= x <= 5 for x in s)
-    assert judge.score(qs[::-1]) == s[::-1]   # the same draws in another batch order
+    # the same draws in another batch order; on CPU (no batch-invariant kernels) the draws' log-probabilities may differ
+    # in the sixth digit with the batch's make-up (seen: 1.7585945 vs 1.7586013), far below what another draw changes
+    assert judge.score(qs[::-1]) == pytest.approx(s[::-1], abs=1e-4)
 
 
 def test_reference_cut(judge):
