@@ -9,48 +9,49 @@ from dataclasses import dataclass, replace
 from .coref import get_resolver, CorefResolver
 from .scene_graph import SceneGraph, load_parser
 from .rules_parse import wordnet_lexicon, repair_parse, repair_aux_subjects
-from .rules_assembly import V2_FIXES, V3_FIXES, graph_rules
+from .rules_assembly import V2_FIXES, V3_FIXES, V4_FIXES, graph_rules
 from .rules_reference import graph_reference
 from .depictable import default_depictability
 
 # %% auto #0
-__all__ = ['RULE_SETS', 'EMBEDDED_GRAPHS', 'HIGHLIGHT_COLOURS', 'RuleSet', 'get_rules', 'v2_without', 'v3_without',
-           'graph_from_doc', 'shift_graph', 'check_texts', 'GraphExtractor', 'extract_graphs', 'graph_table',
-           'highlight_mentions']
+__all__ = ['RULE_SETS', 'EMBEDDED_GRAPHS', 'BASE_FIXES', 'HIGHLIGHT_COLOURS', 'RuleSet', 'get_rules', 'without', 'v2_without',
+           'v3_without', 'v4_without', 'graph_from_doc', 'shift_graph', 'check_texts', 'GraphExtractor',
+           'extract_graphs', 'graph_table', 'highlight_mentions']
 
 # %% ../nbs/01c_graphs.ipynb #r01e5e71
 @dataclass(frozen=True)
 class RuleSet:
-    "A named set of extraction rules: `reference` (the authors' extractor), or `v2` / `v3` (ours) with their fixes switched on."
+    "A named set of extraction rules: `reference` (the authors' extractor), or `v2` / `v3` / `v4` (ours) with their fixes switched on."
     name: str
     fixes: frozenset = frozenset()  # the fixes in force (empty for 'reference')
 
 RULE_SETS = {'reference': RuleSet('reference'), 'v2': RuleSet('v2', frozenset(V2_FIXES)),
-             'v3': RuleSet('v3', frozenset(V3_FIXES))}
-EMBEDDED_GRAPHS = dict(parser='en_core_web_sm', coref='rules', rules='v3')  # the embedded configuration's extraction (posh.metric.CONFIGS)
+             'v3': RuleSet('v3', frozenset(V3_FIXES)), 'v4': RuleSet('v4', frozenset(V4_FIXES))}
+EMBEDDED_GRAPHS = dict(parser='en_core_web_sm', coref='rules', rules='v4')  # the embedded configuration's extraction (posh.metric.CONFIGS)
 
-def get_rules(rules:str|RuleSet='v3') -> RuleSet:
-    "The rule set called `rules` ('v3', 'v2' or 'reference', or 'v3-fix-fix' for `v3_without(fix, fix)`); a RuleSet passes through."
+def get_rules(rules:str|RuleSet='v4') -> RuleSet:
+    "The rule set called `rules` ('v4', 'v3', 'v2' or 'reference', or 'v4-fix-fix' for `v4_without(fix, fix)`); a RuleSet passes through."
     if isinstance(rules, RuleSet): return rules
     base, *off = str(rules).split('-')
-    if off and base in ('v2', 'v3'): return (v2_without if base == 'v2' else v3_without)(*off)   # 'v3-depictable': v3_without('depictable')
+    if off and base in BASE_FIXES: return without(base, *off)   # 'v3-depictable': v3_without('depictable')
     if rules not in RULE_SETS: raise ValueError(f"Unknown rule set {rules!r}: choose one of {sorted(RULE_SETS)}")
     return RULE_SETS[rules]
 
-def v2_without(*fixes) -> RuleSet:
-    "v2 with some fixes switched off (for measuring what each fix contributes)."
-    bad = set(fixes) - set(V2_FIXES)
-    if bad: raise ValueError(f"unknown fixes {sorted(bad)}: choose from {V2_FIXES}")
-    return RuleSet('v2-' + '-'.join(fixes), frozenset(V2_FIXES) - set(fixes))
+BASE_FIXES = {'v2': V2_FIXES, 'v3': V3_FIXES, 'v4': V4_FIXES}
 
-def v3_without(*fixes) -> RuleSet:
-    "v3 with some fixes switched off (for measuring what each fix contributes)."
-    bad = set(fixes) - set(V3_FIXES)
-    if bad: raise ValueError(f"unknown fixes {sorted(bad)}: choose from {V3_FIXES}")
-    return RuleSet('v3-' + '-'.join(fixes), frozenset(V3_FIXES) - set(fixes))
+def without(base:str, *fixes) -> RuleSet:
+    "The rule set `base` ('v2', 'v3' or 'v4') with some fixes switched off (for measuring what each fix contributes)."
+    known = BASE_FIXES[base]
+    bad = set(fixes) - set(known)
+    if bad: raise ValueError(f"unknown fixes {sorted(bad)}: choose from {known}")
+    return RuleSet(f'{base}-' + '-'.join(fixes), frozenset(known) - set(fixes))
+
+def v2_without(*fixes) -> RuleSet: return without('v2', *fixes)
+def v3_without(*fixes) -> RuleSet: return without('v3', *fixes)
+def v4_without(*fixes) -> RuleSet: return without('v4', *fixes)
 
 # %% ../nbs/01c_graphs.ipynb #bedb38ef
-def graph_from_doc(doc, clusters:list, rules:str|RuleSet='v3', lexicon:dict|None=None, depictable=None) -> SceneGraph:
+def graph_from_doc(doc, clusters:list, rules:str|RuleSet='v4', lexicon:dict|None=None, depictable=None) -> SceneGraph:
     "Assemble the scene graph of a parsed description given its coreference clusters (character spans) and a rule set."
     rules = get_rules(rules)
     if rules.name == 'reference': return graph_reference(doc, clusters)
@@ -83,7 +84,7 @@ class GraphExtractor:
     coref: str|CorefResolver = 'rules' # 'rules' (embedded) or 'maverick' (paper), or a resolver object
     gpu: bool = False                # parse on the GPU
     batch_size: int = 32             # texts per nlp.pipe batch
-    rules: str|RuleSet = 'v3'        # 'v3' (embedded), 'v2' (before issue 54) or 'reference' (paper), or a RuleSet (v3_without(...))
+    rules: str|RuleSet = 'v4'        # 'v4' (embedded), 'v3' (0.5.0), 'v2' (before issue 54) or 'reference' (paper), or a RuleSet (v4_without(...))
 
     def __post_init__(self):
         self.ruleset = get_rules(self.rules)
@@ -117,7 +118,7 @@ class GraphExtractor:
         return out
 
 def extract_graphs(texts:list[str], parser:str='en_core_web_sm', coref:str='rules', batch_size:int=32,
-                   rules:str='v3') -> list[SceneGraph]:
+                   rules:str='v4') -> list[SceneGraph]:
     "One scene graph per text (loads the parser each call: keep a `GraphExtractor` for repeated use)."
     return GraphExtractor(parser, coref, batch_size=batch_size, rules=rules)(texts)
 

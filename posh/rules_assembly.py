@@ -8,10 +8,10 @@ from .scene_graph import SceneGraph
 from .rules_coref import start_graph
 from .rules_attributes import _noun_modifiers, _outermost, _dedup
 from .rules_parts import _part_of
-from .rules_relations import _noun_relations, _predicates, _verb
+from .rules_relations import _noun_relations, _predicates, _verb, _wear
 
 # %% auto #0
-__all__ = ['V2_FIXES', 'V3_NEW', 'V3_FIXES', 'UNJUDGEABLE', 'graph_rules']
+__all__ = ['V2_FIXES', 'V3_NEW', 'V3_FIXES', 'V4_NEW', 'V4_FIXES', 'UNJUDGEABLE', 'graph_rules']
 
 # %% ../nbs/01a6_rules_assembly.ipynb #de7563b6
 V2_FIXES = ('repair', 'non_entities', 'negation', 'coref_conflicts', 'compound_attributes', 'collectives',
@@ -20,6 +20,8 @@ V3_NEW = ('aux_subjects', 'measure_nouns', 'region_lift', 'as_roles', 'known_com
           'no_of_relations', 'spatial_preps', 'unjudgeable', 'depictable', 'backdrops', 'time_nouns',
           'camera_viewer', 'noun_lemmas', 'unjudgeable_verbs')   # the fixes of issue 54
 V3_FIXES = V2_FIXES + V3_NEW
+V4_NEW = ('wear', 'side_preps', 'more_measures')   # issue 54, second round: relations in the experts' common patterns
+V4_FIXES = V3_FIXES + V4_NEW
 
 # %% ../nbs/01a6_rules_assembly.ipynb #fd00487c
 # what a judge cannot check against a reference: the writer's taste and mood, salience, and "visible" (v3 `unjudgeable`)
@@ -44,6 +46,7 @@ def graph_rules(doc, clusters:list, fix:frozenset, lexicon:dict|None=None, depic
         for h in b.tokens_of(e.id): _noun_relations(b, e.id, h)
     for t in doc:
         if t.pos_ in ('VERB', 'AUX') and t.dep_ not in ('aux', 'auxpass'): _verb(b, t)
+    _wear(b)
     for e in b.entities:
         e.attributes = _outermost(e.attributes)
         if 'single_words' in fix: e.attributes = _dedup(e.attributes)

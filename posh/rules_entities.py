@@ -10,8 +10,8 @@ from .rules_parse import RELATIVE, unasserted, _conjuncts, _subjects, _determine
 
 # %% auto #0
 __all__ = ['QUANTIFIERS', 'PHOTO_NOUNS', 'FRAME_POSITIONS', 'FRAME_WIDE', 'COMPLEX_PREP_NOUNS', 'PROPERTY_NOUNS',
-           'QUANTITY_NOUNS', 'LIGHT_NOUNS', 'LOCATIVE', 'ABSTRACT_NOUNS', 'MEASURE_NOUNS', 'BACKDROP_NOUNS',
-           'TIME_NOUNS', 'INTERIOR_NOUNS', 'known_compound', 'find_heads']
+           'QUANTITY_NOUNS', 'LIGHT_NOUNS', 'LOCATIVE', 'ABSTRACT_NOUNS', 'MEASURE_NOUNS', 'MORE_MEASURES',
+           'BACKDROP_NOUNS', 'TIME_NOUNS', 'INTERIOR_NOUNS', 'known_compound', 'find_heads']
 
 # %% ../nbs/01a1_rules_entities.ipynb #fb4fe627
 QUANTIFIERS = set('several many few numerous multiple various countless both dozens hundreds thousands most'.split())
@@ -241,6 +241,7 @@ def _aliases(b):
 
 MEASURE_NOUNS = set('body expanse stretch sheet blanket carpet sea mass swath swathe splash pop dash hint '
                     'sprinkling'.split())   # a body of water: water
+MORE_MEASURES = set('patch tuft clump wisp puff streak speck dusting layer blanket film coating'.split())   # patches of grass: grass (v4 `more_measures`)
 BACKDROP_NOUNS = {'backdrop', 'background', 'setting', 'surroundings'}   # the frame's depth, not a thing (v3 `backdrops`)
 TIME_NOUNS = set('day night morning evening afternoon dusk dawn daytime nighttime moment time season summer winter '
                  'autumn spring'.split())   # on a sunny day: when, not what (v3 `time_nouns`)
@@ -259,7 +260,8 @@ def _v3_nouns(b):
         lem = t.lemma_.lower()
         of = next((c for c in t.children if c.dep_ == 'prep' and c.lower_ == 'of'), None)
         m = next((c for c in of.children if c.dep_ == 'pobj' and c.pos_ in NOUNS), None) if of is not None else None
-        if 'measure_nouns' in b.fix and lem in MEASURE_NOUNS and m is not None and not (lem == 'body' and _determined(m)):
+        measures = MEASURE_NOUNS | (MORE_MEASURES if 'more_measures' in b.fix else set())
+        if 'measure_nouns' in b.fix and lem in measures and m is not None and not (lem == 'body' and _determined(m)):
             b.skip.add(t.i)
             if m.i not in b.skip: b.alias[t.i] = m.i   # a splash of colour: no entity (the colour goes to its owner)
         elif 'backdrops' in b.fix and lem in BACKDROP_NOUNS:
@@ -273,6 +275,9 @@ def _v3_nouns(b):
             b.whole.add(t.i); b.skip.add(t.i); b.inner |= set(range(t.head.i + 1, of.i + 1))
         elif 'region_lift' in b.fix and lem in INTERIOR_NOUNS and m is not None and m.lemma_.lower() not in PHOTO_NOUNS:
             b.skip.add(t.i); b.alias[t.i] = m.i   # the heart of the city is lively: the city
+        elif 'side_preps' in b.fix and lem == 'side' and m is not None and t.dep_ == 'pobj' and \
+             m.lemma_.lower() not in PHOTO_NOUNS and any(c.lower_ in SIDES | {'other', 'opposite'} for c in t.children):
+            b.whole.add(t.i); b.skip.add(t.i)     # on the right side of the street: one preposition (v4 `side_preps`)
         elif 'region_lift' in b.fix and lem == 'side' and m is not None and t.dep_ == 'pobj' and \
              any(c.lower_ in ('either', 'both', 'each') for c in t.children):
             b.whole.add(t.i); b.skip.add(t.i)     # on either side of the road: one preposition

@@ -12,7 +12,7 @@ from .rules_attributes import _add_modifier, _add_attr_words
 from .rules_parts import _link_part, _is_part
 
 # %% auto #0
-__all__ = ['POSTURE', 'SILENT_POSTURE', 'COLLECTIVE', 'SILENT_VERBS', 'UNJUDGEABLE_VERBS', 'SPATIAL']
+__all__ = ['POSTURE', 'SILENT_POSTURE', 'COLLECTIVE', 'SILENT_VERBS', 'UNJUDGEABLE_VERBS', 'SPATIAL', 'CLOTHING', 'WEAR_WORDS']
 
 # %% ../nbs/01a5_rules_relations.ipynb #93599af8
 POSTURE = set('be stand sit lie rest hang lean perch float stay remain locate situate position place set mount '
@@ -137,6 +137,32 @@ def _noun_prep_kept(b:_Builder, ptoks) -> bool:
     w = ptoks[0].lower_
     if 'no_of_relations' in b.fix and w == 'of': return False
     return 'spatial_preps' not in b.fix or w in SPATIAL
+
+# %% ../nbs/01a5_rules_relations.ipynb #a54wear1
+CLOTHING = set('shirt t-shirt tee blouse jacket coat overcoat raincoat parka anorak windbreaker blazer suit tuxedo '
+               'uniform vest waistcoat sweater jumper cardigan hoodie sweatshirt pullover fleece dress gown skirt robe '
+               'kimono sari apron smock overalls jumpsuit outfit attire clothing clothes garment costume pants trousers '
+               'jeans shorts leggings tights slacks chinos trunks swimsuit bikini wetsuit swimwear jersey '
+               'hat cap beanie helmet bonnet beret fedora sombrero headband bandana turban hijab headscarf veil '
+               'scarf shawl tie necktie bowtie glove mitten boot shoe sneaker sandal slipper loafer sock '
+               'glasses sunglasses goggles spectacles mask backpack belt necklace bracelet earring wristwatch '
+               'collar harness cape cloak poncho kurta tunic ensemble pant short jean trouser legging tight slack '
+               'chino trunk sunglass goggle overall'.split())   # worn things (v4 `wear`)
+WEAR_WORDS = set('in wearing wears wear dressed clad clothed attired garbed outfitted donning dons sporting sports '
+                 'bundled decked suited donned draped cloaked adorned'.split())   # the words of a predicate that says "wears"
+
+def _is_worn(b:_Builder, r) -> bool:
+    "Does relation `r` say that its subject wears its object (*dressed in a jacket*, *in a red dress*)?"
+    words = [w for w in r.predicate.lower().split() if w not in ('is', 'are', 'was', 'were', 'be', 'being', 'up', 'out')]
+    garment = b.entities[r.object].name.split()[-1]
+    return bool(words) and all(w in WEAR_WORDS for w in words) and garment in CLOTHING \
+        and b.entities[r.subject].name.split()[-1] not in CLOTHING
+
+def _wear(b:_Builder):
+    "Relations that say someone wears a garment read *wearing*; the span stays on the text's words (v4 `wear`)."
+    if 'wear' not in b.fix: return
+    for r in b.relations:
+        if _is_worn(b, r): r.predicate = 'wearing'
 
 # %% ../nbs/01a5_rules_relations.ipynb #8adfa8d3
 def _predicates(b:_Builder):
