@@ -158,11 +158,24 @@ def _is_worn(b:_Builder, r) -> bool:
     return bool(words) and all(w in WEAR_WORDS for w in words) and garment in CLOTHING \
         and b.entities[r.subject].name.split()[-1] not in CLOTHING
 
+def _worn_possessions(b:_Builder):
+    "A garment that the possessive made a part of its owner (*his black shorts*) is worn by the owner: the relation, on the possessive word."
+    for e in b.entities:
+        owner = e.part_of
+        if owner is None or e.name.split()[-1] not in CLOTHING or b.entities[owner].name.split()[-1] in CLOTHING: continue
+        poss = next((c for t in b.tokens_of(e.id) for c in t.children if c.dep_ == 'poss'), None)
+        if poss is None: continue
+        e.part_of = None
+        sp = words_span(b.text, [poss], b.sent_of[poss.i])
+        b.relations.append(Relation(owner, 'wearing', e.id, sp.start, sp.end, sp.sentence))
+
 def _wear(b:_Builder):
-    "Relations that say someone wears a garment read *wearing*; the span stays on the text's words (v4 `wear`)."
+    """Relations that say someone wears a garment read *wearing*, their span on the text's words; a possessed garment is
+    worn, not a part (v4 `wear`)."""
     if 'wear' not in b.fix: return
     for r in b.relations:
         if _is_worn(b, r): r.predicate = 'wearing'
+    _worn_possessions(b)
 
 # %% ../nbs/01a5_rules_relations.ipynb #8adfa8d3
 def _predicates(b:_Builder):
