@@ -5,6 +5,7 @@
     python benchmarks/discosg_graphs.py --rules v2 --part dev --no-spice --errors 15   # the commonest false / missed elements
     python benchmarks/discosg_graphs.py --rules v4 v3 v2 --json /tmp/discosg.json
     python benchmarks/discosg_graphs.py --rules v4 v4-wear v4-side_preps v4-more_measures --no-spice   # each v4 fix switched off
+    python benchmarks/discosg_graphs.py --rules v4 --part dev --no-spice --sort-misses 10   # the experts' relations: matched, or why not
     cd OTHER_CHECKOUT && .venv/bin/python /path/to/benchmarks/discosg_graphs.py --rules v4   # OTHER_CHECKOUT's posh
 
 Data: `human_anno_train_300.json` of DiscoSG (300 detailed captions, 181 words on average, with the graphs people
@@ -221,6 +222,37 @@ def print_errors(rules:str, part:str, errs:dict):
             print(f"  {KIND_NAMES[kind]}, {what}: " + '; '.join(f"{' | '.join(x) if isinstance(x, tuple) else x}: {n}" for x, n in xs))
 
 
+MISS_KINDS = ('matched', 'same pair, other predicate', 'both entities, no relation', 'an entity missing')
+
+def sort_relations(p_el:dict, g_el:dict, idx:list, k:int) -> dict:
+    """Each gold relation of the captions `idx`, sorted by what the prediction has of it (`MISS_KINDS`): the relation; the
+    same two entities related with another predicate (either way round); both entities but no relation between them;
+    or not both entities. Per sort: the count and the `k` commonest gold predicates (for the other-predicate sort,
+    gold predicate -> the predicted ones; for a missing entity, the entity). How `v4`'s fixes were chosen (dev only)."""
+    from collections import Counter
+    counts, top = Counter(), {m: Counter() for m in MISS_KINDS}
+    for i in idx:
+        p, g = p_el[i], g_el[i]
+        pairs = {}
+        for s, pr, o in p['relations']:
+            pairs.setdefault((s, o), set()).add(pr); pairs.setdefault((o, s), set()).add('(reversed) ' + pr)
+        for s, pr, o in g['relations']:
+            if (s, pr, o) in p['relations']: m, key = MISS_KINDS[0], pr
+            elif (s, o) in pairs: m, key = MISS_KINDS[1], f"{pr} -> {' / '.join(sorted(pairs[(s, o)]))}"
+            elif s in p['entities'] and o in p['entities']: m, key = MISS_KINDS[2], pr
+            else: m, key = MISS_KINDS[3], s if s not in p['entities'] else o
+            counts[m] += 1; top[m][key] += 1
+    return {m: {'gold relations': counts[m], 'commonest': top[m].most_common(k)} for m in MISS_KINDS}
+
+
+def print_sorted(rules:str, part:str, res:dict):
+    n = sum(v['gold relations'] for v in res.values())
+    print(f"\n--- the experts' relations on {part} ({n}), sorted by what {rules} has of them")
+    for m, v in res.items():
+        print(f"  {m}: {v['gold relations']} ({v['gold relations'] / max(n, 1):.3f}); " +
+              '; '.join(f'{x}: {c}' for x, c in v['commonest']))
+
+
 # ---------------------------------------------------------------- main
 def extract(rules:str, captions:list[str], parser:str, coref:str, bare:bool):
     "The graphs of a rule set as FACTUAL tuples, and the extraction's graphs per second."
@@ -245,6 +277,8 @@ def main(argv=None):
     ap.add_argument('--no-cache', action='store_true', help=f'score every caption anew (default: reuse {SPICE_CACHE})')
     ap.add_argument('--show', type=int, default=0, metavar='N', help="print the first N captions' elements per kind")
     ap.add_argument('--errors', type=int, default=0, metavar='K', help='print the K most frequent false and missed elements per kind')
+    ap.add_argument('--sort-misses', type=int, default=0, metavar='K', help="sort the experts' relations by what each rule set has of "
+                    "them (matched, other predicate, no relation, an entity missing), with the K commonest of each")
     ap.add_argument('--json', default=None, metavar='OUT', help='write all figures to this JSON file')
     a = ap.parse_args(argv)
     root = checkout_root()
@@ -291,6 +325,11 @@ def main(argv=None):
         print_part(part, len(idx), res)
     for part in show_parts if a.errors else []:
         for r in a.rules: print_errors(r, part, frequent_errors(p_el[r], g_el, parts[part], a.errors))
+    for part in show_parts if a.sort_misses else []:
+        for r in a.rules:
+            res = sort_relations(p_el[r], g_el, parts[part], a.sort_misses)
+            print_sorted(r, part, res)
+            out['parts'][part]['rules'][r]['relations_sorted'] = res
     for i in todo[:a.show]:
         for r in a.rules: show(i, rows[i]['caption'], r, p_el[r][i], g_el[i])
     print(f"\n{time.perf_counter() - t0:.0f}s in all")

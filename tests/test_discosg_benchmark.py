@@ -63,10 +63,13 @@ def test_real_captions(tmp_path):
     spice = D.load_spice()
     assert [spice([r['scene_graph']], [r['scene_graph']]) for r in rows[:3]] == [1.0] * 3   # a graph against itself
     out = tmp_path / 'o.json'
-    D.main(['--rules', 'v2', 'reference', '--part', 'held', '--limit', '4', '--no-cache', '--json', str(out)])
+    D.main(['--rules', 'v2', 'reference', '--part', 'held', '--limit', '4', '--no-cache', '--sort-misses', '3', '--json', str(out)])
     res = json.loads(out.read_text())['parts']['held']
     assert res['captions'] == 4
     for r in ('v2', 'reference'):
         x = res['rules'][r]
         assert 0.1 < x['spice_f1'][0] < 0.9 and x['spice_f1'][1] <= x['spice_f1'][0] <= x['spice_f1'][2]
         assert x['entities']['recall'][0] > 0.5 and x['entities']['gold'] > 20 and x['graphs_per_second'] > 0
+        sorted_ = x['relations_sorted']   # every gold relation in one sort; the matched ones are the relation recall's
+        assert sum(v['gold relations'] for v in sorted_.values()) == x['relations']['gold']
+        assert sorted_['matched']['gold relations'] == x['relations']['matched']
