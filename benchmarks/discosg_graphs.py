@@ -4,7 +4,7 @@
     python benchmarks/discosg_graphs.py --rules v2 --part dev --show 3   # the first 3 dev captions, element by element
     python benchmarks/discosg_graphs.py --rules v2 --part dev --no-spice --errors 15   # the commonest false / missed elements
     python benchmarks/discosg_graphs.py --rules v4 v3 v2 --json /tmp/discosg.json
-    python benchmarks/discosg_graphs.py --rules v4 v4-wear v4-side_preps v4-more_measures --no-spice   # each v4 fix switched off
+    python benchmarks/discosg_graphs.py --rules v4 v4-wear v4-more_measures --no-spice   # each v4 fix switched off
     python benchmarks/discosg_graphs.py --rules v4 --part dev --no-spice --sort-misses 10   # the experts' relations: matched, or why not
     cd OTHER_CHECKOUT && .venv/bin/python /path/to/benchmarks/discosg_graphs.py --rules v4   # OTHER_CHECKOUT's posh
 

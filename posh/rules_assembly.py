@@ -20,7 +20,7 @@ V3_NEW = ('aux_subjects', 'measure_nouns', 'region_lift', 'as_roles', 'known_com
           'no_of_relations', 'spatial_preps', 'unjudgeable', 'depictable', 'backdrops', 'time_nouns',
           'camera_viewer', 'noun_lemmas', 'unjudgeable_verbs')   # the fixes of issue 54
 V3_FIXES = V2_FIXES + V3_NEW
-V4_NEW = ('wear', 'side_preps', 'more_measures')   # issue 54, second round: relations in the experts' common patterns
+V4_NEW = ('wear', 'more_measures')   # issue 54, second round: relations in the experts' common patterns
 V4_FIXES = V3_FIXES + V4_NEW
 
 # %% ../nbs/01a6_rules_assembly.ipynb #fd00487c

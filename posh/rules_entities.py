@@ -275,9 +275,6 @@ def _v3_nouns(b):
             b.whole.add(t.i); b.skip.add(t.i); b.inner |= set(range(t.head.i + 1, of.i + 1))
         elif 'region_lift' in b.fix and lem in INTERIOR_NOUNS and m is not None and m.lemma_.lower() not in PHOTO_NOUNS:
             b.skip.add(t.i); b.alias[t.i] = m.i   # the heart of the city is lively: the city
-        elif 'side_preps' in b.fix and lem == 'side' and m is not None and t.dep_ == 'pobj' and \
-             m.lemma_.lower() not in PHOTO_NOUNS and any(c.lower_ in SIDES | {'other', 'opposite'} for c in t.children):
-            b.whole.add(t.i); b.skip.add(t.i)     # on the right side of the street: one preposition (v4 `side_preps`)
         elif 'region_lift' in b.fix and lem == 'side' and m is not None and t.dep_ == 'pobj' and \
              any(c.lower_ in ('either', 'both', 'each') for c in t.children):
             b.whole.add(t.i); b.skip.add(t.i)     # on either side of the road: one preposition
