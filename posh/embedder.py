@@ -4,7 +4,6 @@
 
 # %% ../nbs/02e_embedder.ipynb #6ddf5294
 from __future__ import annotations
-import importlib.util
 from pathlib import Path
 from typing import Sequence
 import numpy as np

@@ -255,12 +255,12 @@ def _v3_nouns(b):
     *on either side of* is one preposition [`region_lift`]; the role after *serves as*, *stands as* is no entity
     (*serves as a vantage point*) [`as_roles`]; a noun that names nothing a picture can show is no entity
     (*atmosphere, touch, testament*) [`depictable`]."""
+    measures = MEASURE_NOUNS | (MORE_MEASURES if 'more_measures' in b.fix else set())
     for t in b.doc:
         if t.pos_ not in NOUNS or t.i in b.skip: continue
         lem = t.lemma_.lower()
         of = next((c for c in t.children if c.dep_ == 'prep' and c.lower_ == 'of'), None)
         m = next((c for c in of.children if c.dep_ == 'pobj' and c.pos_ in NOUNS), None) if of is not None else None
-        measures = MEASURE_NOUNS | (MORE_MEASURES if 'more_measures' in b.fix else set())
         if 'measure_nouns' in b.fix and lem in measures and m is not None and not (lem == 'body' and _determined(m)):
             b.skip.add(t.i)
             if m.i not in b.skip: b.alias[t.i] = m.i   # a splash of colour: no entity (the colour goes to its owner)
