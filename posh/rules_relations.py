@@ -140,16 +140,16 @@ def _noun_prep_kept(b:_Builder, ptoks) -> bool:
 
 # %% ../nbs/01a5_rules_relations.ipynb #a54wear1
 CLOTHING = set('shirt t-shirt tee blouse jacket coat overcoat raincoat parka anorak windbreaker blazer suit tuxedo '
-               'uniform vest waistcoat sweater jumper cardigan hoodie sweatshirt pullover fleece dress gown skirt robe '
+               'uniform vest waistcoat sweater jumper cardigan hoodie sweatshirt pullover dress gown skirt robe '
                'kimono sari apron smock overalls jumpsuit outfit attire clothing clothes garment costume pants trousers '
-               'jeans shorts leggings tights slacks chinos trunks swimsuit bikini wetsuit swimwear jersey '
+               'jeans shorts leggings tights slacks chinos swimsuit bikini wetsuit swimwear jersey '
                'hat cap beanie helmet bonnet beret fedora sombrero headband bandana turban hijab headscarf veil '
                'scarf shawl tie necktie bowtie glove mitten boot shoe sneaker sandal slipper loafer sock '
                'glasses sunglasses goggles spectacles mask backpack belt necklace bracelet earring wristwatch '
                'collar harness cape cloak poncho kurta tunic ensemble pant short jean trouser legging tight slack '
-               'chino trunk sunglass goggle overall'.split())   # worn things (v4 `wear`)
+               'chino sunglass goggle overall'.split())   # worn things (v4 `wear`)
 WEAR_WORDS = set('in wearing wears wear dressed clad clothed attired garbed outfitted donning dons sporting sports '
-                 'bundled decked suited donned draped cloaked adorned'.split())   # the words of a predicate that says "wears"
+                 'bundled suited donned draped cloaked'.split())   # the words of a predicate that says "wears"
 
 def _is_worn(b:_Builder, r) -> bool:
     "Does relation `r` say that its subject wears its object (*dressed in a jacket*, *in a red dress*)?"
@@ -164,7 +164,7 @@ def _worn_possessions(b:_Builder):
         owner = e.part_of
         if owner is None or e.name.split()[-1] not in CLOTHING or b.entities[owner].name.split()[-1] in CLOTHING: continue
         poss = next((c for t in b.tokens_of(e.id) for c in t.children if c.dep_ == 'poss'), None)
-        if poss is None: continue
+        if poss is None or poss.lower_ not in ('his', 'her'): continue   # not *its coat*, *the dog's coat*: fur
         e.part_of = None
         sp = words_span(b.text, [poss], b.sent_of[poss.i])
         b.relations.append(Relation(owner, 'wearing', e.id, sp.start, sp.end, sp.sentence))
