@@ -11,7 +11,7 @@ from .rules_parts import _part_of
 from .rules_relations import _noun_relations, _predicates, _verb, _wear
 
 # %% auto #0
-__all__ = ['V2_FIXES', 'V3_NEW', 'V3_FIXES', 'V4_NEW', 'V4_FIXES', 'UNJUDGEABLE', 'graph_rules']
+__all__ = ['V2_FIXES', 'V3_NEW', 'V3_FIXES', 'V4_NEW', 'V4_FIXES', 'V5_NEW', 'V5_FIXES', 'UNJUDGEABLE', 'graph_rules']
 
 # %% ../nbs/01a6_rules_assembly.ipynb #de7563b6
 V2_FIXES = ('repair', 'non_entities', 'negation', 'coref_conflicts', 'compound_attributes', 'collectives',
@@ -22,6 +22,8 @@ V3_NEW = ('aux_subjects', 'measure_nouns', 'region_lift', 'as_roles', 'known_com
 V3_FIXES = V2_FIXES + V3_NEW
 V4_NEW = ('wear', 'more_measures')   # issue 54, second round: relations in the experts' common patterns
 V4_FIXES = V3_FIXES + V4_NEW
+V5_NEW = ('garments',)   # issue 54, third round: the wear fix's errors, and the garments it missed
+V5_FIXES = V4_FIXES + V5_NEW
 
 # %% ../nbs/01a6_rules_assembly.ipynb #fd00487c
 # what a judge cannot check against a reference: the writer's taste and mood, salience, and "visible" (v3 `unjudgeable`)

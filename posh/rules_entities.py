@@ -11,7 +11,7 @@ from .rules_parse import RELATIVE, unasserted, _conjuncts, _subjects, _determine
 # %% auto #0
 __all__ = ['QUANTIFIERS', 'PHOTO_NOUNS', 'FRAME_POSITIONS', 'FRAME_WIDE', 'COMPLEX_PREP_NOUNS', 'PROPERTY_NOUNS',
            'QUANTITY_NOUNS', 'LIGHT_NOUNS', 'LOCATIVE', 'ABSTRACT_NOUNS', 'MEASURE_NOUNS', 'MORE_MEASURES',
-           'BACKDROP_NOUNS', 'TIME_NOUNS', 'INTERIOR_NOUNS', 'known_compound', 'find_heads']
+           'OUTFIT_NOUNS', 'BACKDROP_NOUNS', 'TIME_NOUNS', 'INTERIOR_NOUNS', 'known_compound', 'find_heads']
 
 # %% ../nbs/01a1_rules_entities.ipynb #fb4fe627
 QUANTIFIERS = set('several many few numerous multiple various countless both dozens hundreds thousands most'.split())
@@ -242,6 +242,7 @@ def _aliases(b):
 MEASURE_NOUNS = set('body expanse stretch sheet blanket carpet sea mass swath swathe splash pop dash hint '
                     'sprinkling'.split())   # a body of water: water
 MORE_MEASURES = set('patch tuft clump wisp puff streak speck dusting layer blanket film coating'.split())   # patches of grass: grass (v4 `more_measures`)
+OUTFIT_NOUNS = {'attire', 'ensemble', 'outfit'}   # an ensemble of a jacket and a skirt: the garments (v5 `garments`)
 BACKDROP_NOUNS = {'backdrop', 'background', 'setting', 'surroundings'}   # the frame's depth, not a thing (v3 `backdrops`)
 TIME_NOUNS = set('day night morning evening afternoon dusk dawn daytime nighttime moment time season summer winter '
                  'autumn spring'.split())   # on a sunny day: when, not what (v3 `time_nouns`)
@@ -255,7 +256,7 @@ def _v3_nouns(b):
     *on either side of* is one preposition [`region_lift`]; the role after *serves as*, *stands as* is no entity
     (*serves as a vantage point*) [`as_roles`]; a noun that names nothing a picture can show is no entity
     (*atmosphere, touch, testament*) [`depictable`]."""
-    measures = MEASURE_NOUNS | (MORE_MEASURES if 'more_measures' in b.fix else set())
+    measures = MEASURE_NOUNS | (MORE_MEASURES if 'more_measures' in b.fix else set()) | (OUTFIT_NOUNS if 'garments' in b.fix else set())
     for t in b.doc:
         if t.pos_ not in NOUNS or t.i in b.skip: continue
         lem = t.lemma_.lower()

@@ -4,15 +4,16 @@
 
 # %% ../nbs/01a5_rules_relations.ipynb #020da776
 from __future__ import annotations
-from .coref import NOUNS
+from .coref import NOUNS, PERSON
 from .scene_graph import words_span, Relation
 from .rules_parse import _conjuncts, _subjects, _preps, _prep_objects, _near_preps, _determined
-from .rules_entities import _Builder
+from .rules_entities import _Builder, OUTFIT_NOUNS
 from .rules_attributes import _add_modifier, _add_attr_words
 from .rules_parts import _link_part, _is_part
 
 # %% auto #0
-__all__ = ['POSTURE', 'SILENT_POSTURE', 'COLLECTIVE', 'SILENT_VERBS', 'UNJUDGEABLE_VERBS', 'SPATIAL', 'CLOTHING', 'WEAR_WORDS']
+__all__ = ['POSTURE', 'SILENT_POSTURE', 'COLLECTIVE', 'SILENT_VERBS', 'UNJUDGEABLE_VERBS', 'SPATIAL', 'CLOTHING', 'WEAR_WORDS',
+           'NOT_WORN', 'NOT_WEAR_WORDS']
 
 # %% ../nbs/01a5_rules_relations.ipynb #93599af8
 POSTURE = set('be stand sit lie rest hang lean perch float stay remain locate situate position place set mount '
@@ -115,6 +116,7 @@ def _noun_relations(b:_Builder, eid:int, h):
     for c in _preps(h, ('prep',)):
         if c.i in b.off: continue
         if c.lower_ == 'of' and (h.i in b.collective or h.i in b.subset_of): continue
+        if c.lower_ == 'of' and 'garments' in b.fix and h.lemma_.lower() in OUTFIT_NOUNS and h.i in b.alias: continue   # its items: `_outfit_items`
         for ptoks, x in _prep_objects(c, b.whole) + ([] if c.head.i != h.i else _lifted_from(b, c)):
             xe = b.entity_of(x)
             if xe is None: continue
@@ -123,7 +125,7 @@ def _noun_relations(b:_Builder, eid:int, h):
                (_determined(x) if v2 else h.lemma_.lower() not in COLLECTIVE):
                 _link_part(b, eid, xe)
             elif v2 and single and c.lower_ == 'with' and _is_part(x): _link_part(b, xe, eid)
-            elif _noun_prep_kept(b, ptoks): _add_rel(b, eid, ptoks, xe)
+            elif _noun_prep_kept(b, ptoks) or single and c.lower_ == 'with' and _wears_with(b, h, x): _add_rel(b, eid, ptoks, xe)
     for ptoks, x in _near_preps(h, b.whole): _add_rel(b, eid, ptoks, b.entity_of(x))
 
 SPATIAL = set('in on under above below beneath underneath behind beside near among amid amidst between across along '
@@ -140,31 +142,40 @@ def _noun_prep_kept(b:_Builder, ptoks) -> bool:
 
 # %% ../nbs/01a5_rules_relations.ipynb #a54wear1
 CLOTHING = set('shirt t-shirt tee blouse jacket coat overcoat raincoat parka anorak windbreaker blazer suit tuxedo '
-               'uniform vest waistcoat sweater jumper cardigan hoodie sweatshirt pullover dress gown skirt robe '
+               'uniform vest waistcoat sweater jumper cardigan hoodie sweatshirt pullover fleece dress gown skirt robe '
                'kimono sari apron smock overalls jumpsuit outfit attire clothing clothes garment costume pants trousers '
-               'jeans shorts leggings tights slacks chinos swimsuit bikini wetsuit swimwear jersey '
+               'jeans shorts leggings tights slacks chinos trunks swimsuit bikini wetsuit swimwear jersey '
                'hat cap beanie helmet bonnet beret fedora sombrero headband bandana turban hijab headscarf veil '
                'scarf shawl tie necktie bowtie glove mitten boot shoe sneaker sandal slipper loafer sock '
                'glasses sunglasses goggles spectacles mask backpack belt necklace bracelet earring wristwatch '
                'collar harness cape cloak poncho kurta tunic ensemble pant short jean trouser legging tight slack '
-               'chino sunglass goggle overall'.split())   # worn things (v4 `wear`)
+               'chino trunk sunglass goggle overall'.split())   # worn things (v4 `wear`)
 WEAR_WORDS = set('in wearing wears wear dressed clad clothed attired garbed outfitted donning dons sporting sports '
-                 'bundled suited donned draped cloaked'.split())   # the words of a predicate that says "wears"
+                 'bundled decked suited donned draped cloaked adorned'.split())   # the words of a predicate that says "wears"
+NOT_WORN = {'trunk', 'trunks', 'fleece'}   # v5 `garments`: an elephant's trunk, a sheep's fleece
+NOT_WEAR_WORDS = {'adorned', 'decked'}     # v5 `garments`: *a logo adorned on the jersey* wears nothing
+
+def _garment(b:_Builder, eid:int) -> bool:
+    "Does entity `eid` name a garment (with v5 `garments`, not a trunk or a fleece)?"
+    w = b.entities[eid].name.split()[-1]
+    return w in CLOTHING and not ('garments' in b.fix and w in NOT_WORN)
 
 def _is_worn(b:_Builder, r) -> bool:
     "Does relation `r` say that its subject wears its object (*dressed in a jacket*, *in a red dress*)?"
     words = [w for w in r.predicate.lower().split() if w not in ('is', 'are', 'was', 'were', 'be', 'being', 'up', 'out')]
-    garment = b.entities[r.object].name.split()[-1]
-    return bool(words) and all(w in WEAR_WORDS for w in words) and garment in CLOTHING \
+    wear = WEAR_WORDS - NOT_WEAR_WORDS | {'with'} if 'garments' in b.fix else WEAR_WORDS   # *with*: `_wears_with`
+    return bool(words) and all(w in wear for w in words) and _garment(b, r.object) \
         and b.entities[r.subject].name.split()[-1] not in CLOTHING
 
 def _worn_possessions(b:_Builder):
     "A garment that the possessive made a part of its owner (*his black shorts*) is worn by the owner: the relation, on the possessive word."
     for e in b.entities:
         owner = e.part_of
-        if owner is None or e.name.split()[-1] not in CLOTHING or b.entities[owner].name.split()[-1] in CLOTHING: continue
+        if owner is None or not _garment(b, e.id) or b.entities[owner].name.split()[-1] in CLOTHING: continue
         poss = next((c for t in b.tokens_of(e.id) for c in t.children if c.dep_ == 'poss'), None)
-        if poss is None or poss.lower_ not in ('his', 'her'): continue   # not *its coat*, *the dog's coat*: fur
+        if poss is None: continue
+        if 'garments' in b.fix and poss.lower_ not in ('his', 'her') and b.entities[owner].name.split()[-1] not in PERSON:
+            continue   # v5 `garments`: *the player's shirt*, *their hats* (people) are worn; *its coat*, *the dog's coat* are fur
         e.part_of = None
         sp = words_span(b.text, [poss], b.sent_of[poss.i])
         b.relations.append(Relation(owner, 'wearing', e.id, sp.start, sp.end, sp.sentence))
@@ -176,6 +187,29 @@ def _wear(b:_Builder):
     for r in b.relations:
         if _is_worn(b, r): r.predicate = 'wearing'
     _worn_possessions(b)
+    if 'garments' in b.fix: _outfit_items(b)
+
+def _wears_with(b:_Builder, h, x) -> bool:
+    "v5 `garments`: a person *with* a garment wears it (*a man with a red hat*); `_noun_relations` keeps the *with*."
+    return 'garments' in b.fix and h.lemma_.lower() in PERSON and x.lemma_.lower() in CLOTHING - NOT_WORN
+
+def _outfit_items(b:_Builder):
+    """v5 `garments`: an outfit is the garments it lists (`OUTFIT_NOUNS` read as measures): *clad in an ensemble of a
+    black jacket and a white skirt*, *his attire of a t-shirt and jeans*: the wearer wears each one."""
+    for t in b.doc:
+        if t.lemma_.lower() not in OUTFIT_NOUNS or t.i not in b.alias: continue
+        items = [e for c in _conjuncts(b.doc[b.alias[t.i]]) if (e := b.entity_of(c)) is not None and _garment(b, e)]
+        if not items: continue
+        worn = [r for r in b.relations if r.object == items[0] and r.predicate == 'wearing']
+        poss = next((c for c in t.children if c.dep_ == 'poss'), None)
+        owner = None if poss is None else b.entity_of(poss) if poss.pos_ in NOUNS else b.ent_of.get(b.poss_ref.get(poss.i))
+        if owner is not None and not worn:   # *his attire of ...*: on the possessive word
+            sp = words_span(b.text, [poss], b.sent_of[poss.i])
+            worn = [Relation(owner, 'wearing', items[0], sp.start, sp.end, sp.sentence)]; b.relations += worn
+        for r in worn:
+            for e in items[1:]:
+                if e != r.subject and not any((q.subject, q.predicate, q.object) == (r.subject, 'wearing', e) for q in b.relations):
+                    b.relations.append(Relation(r.subject, 'wearing', e, r.start, r.end, r.sentence, r.pieces))
 
 # %% ../nbs/01a5_rules_relations.ipynb #8adfa8d3
 def _predicates(b:_Builder):
