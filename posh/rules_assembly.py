@@ -22,7 +22,7 @@ V3_NEW = ('aux_subjects', 'measure_nouns', 'region_lift', 'as_roles', 'known_com
 V3_FIXES = V2_FIXES + V3_NEW
 V4_NEW = ('wear', 'more_measures')   # issue 54, second round: relations in the experts' common patterns
 V4_FIXES = V3_FIXES + V4_NEW
-V5_NEW = ('garments',)   # issue 54, third round: the wear fix's errors, and the garments it missed
+V5_NEW = ('garments', 'complement_participles', 'relative_objects', 'silent_placement', 'of_lists', 'compound_modifiers', 'stand_roles', 'absolutes')   # issue 54, third round
 V5_FIXES = V4_FIXES + V5_NEW
 
 # %% ../nbs/01a6_rules_assembly.ipynb #fd00487c

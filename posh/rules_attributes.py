@@ -86,6 +86,8 @@ def _noun_modifiers(b:_Builder, eid:int, h):
              (c.dep_ == 'compound' and (c.pos_ not in NOUNS or ('compound_attributes' in b.fix and describes(c))) and
               not known_compound(b, c)):
             for a in _conjuncts(c): _add_modifier(b, eid, a)
+        elif 'compound_modifiers' in b.fix and c.dep_ == 'compound' and c.pos_ in NOUNS:
+            _noun_modifiers(b, eid, c)   # v5: *a red stop sign*, the parser's *red* on *stop* (`v4`: no attribute)
         elif c.dep_ == 'advmod' and c.pos_ == 'ADV' and low not in ADVERB_STOP and low not in NEAR_ADVERBS and not v2:
             _add_attr(b, eid, *_left_span(c))
         elif c.dep_ == 'prep':   # "tips of dark brown": an adjective as prepositional object

@@ -11,7 +11,8 @@ from .rules_parse import RELATIVE, unasserted, _conjuncts, _subjects, _determine
 # %% auto #0
 __all__ = ['QUANTIFIERS', 'PHOTO_NOUNS', 'FRAME_POSITIONS', 'FRAME_WIDE', 'COMPLEX_PREP_NOUNS', 'PROPERTY_NOUNS',
            'QUANTITY_NOUNS', 'LIGHT_NOUNS', 'LOCATIVE', 'ABSTRACT_NOUNS', 'MEASURE_NOUNS', 'MORE_MEASURES',
-           'OUTFIT_NOUNS', 'BACKDROP_NOUNS', 'TIME_NOUNS', 'INTERIOR_NOUNS', 'known_compound', 'find_heads']
+           'ROLE_OBJECTS', 'OUTFIT_NOUNS', 'BACKDROP_NOUNS', 'TIME_NOUNS', 'INTERIOR_NOUNS', 'known_compound',
+           'find_heads']
 
 # %% ../nbs/01a1_rules_entities.ipynb #fb4fe627
 QUANTIFIERS = set('several many few numerous multiple various countless both dozens hundreds thousands most'.split())
@@ -242,6 +243,7 @@ def _aliases(b):
 MEASURE_NOUNS = set('body expanse stretch sheet blanket carpet sea mass swath swathe splash pop dash hint '
                     'sprinkling'.split())   # a body of water: water
 MORE_MEASURES = set('patch tuft clump wisp puff streak speck dusting layer blanket film coating'.split())   # patches of grass: grass (v4 `more_measures`)
+ROLE_OBJECTS = {'guard', 'sentinel', 'watch', 'vigil'}   # *stands guard*, *stands sentinel*: a manner, no thing (v5 `stand_roles`)
 OUTFIT_NOUNS = {'attire', 'ensemble', 'outfit'}   # an ensemble of a jacket and a skirt: the garments (v5 `garments`)
 BACKDROP_NOUNS = {'backdrop', 'background', 'setting', 'surroundings'}   # the frame's depth, not a thing (v3 `backdrops`)
 TIME_NOUNS = set('day night morning evening afternoon dusk dawn daytime nighttime moment time season summer winter '
@@ -281,6 +283,9 @@ def _v3_nouns(b):
             b.whole.add(t.i); b.skip.add(t.i)     # on either side of the road: one preposition
         elif 'as_roles' in b.fix and t.dep_ == 'pobj' and t.head.lower_ == 'as' and t.head.head.pos_ in ('VERB', 'AUX'):
             b.skip.add(t.i); b.roles.add(t.i)
+        elif 'stand_roles' in b.fix and lem in ROLE_OBJECTS and t.dep_ in ('dobj', 'npadvmod', 'attr') and \
+             t.head.lemma_.lower() in ('stand', 'keep', 'remain'):
+            b.skip.add(t.i); b.roles.add(t.i)   # v5: *two motorcycles stand guard in front of the building*: no guard
         elif 'depictable' in b.fix and b.depictable is not None and t.pos_ == 'NOUN' and t.i not in b.alias and \
              not _depicted_frame(t) and not b.depictable(_lemma_name(b, t)):
             b.skip.add(t.i)
