@@ -218,6 +218,7 @@ def _is_worn(b:_Builder, r) -> bool:
     "Does relation `r` say that its subject wears its object (*dressed in a jacket*, *in a red dress*)?"
     words = [w for w in r.predicate.lower().split() if w not in ('is', 'are', 'was', 'were', 'be', 'being', 'up', 'out')]
     wear = WEAR_WORDS - NOT_WEAR_WORDS | {'with'} if 'garments' in b.fix else WEAR_WORDS   # *with*: `_wears_with`
+    if words == ['with'] and b.entities[r.subject].name.split()[-1] not in PERSON: return False   # *a bottle, green with a cap*
     return bool(words) and all(w in wear for w in words) and _garment(b, r.object) \
         and b.entities[r.subject].name.split()[-1] not in CLOTHING
 
