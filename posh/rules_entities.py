@@ -244,7 +244,7 @@ MEASURE_NOUNS = set('body expanse stretch sheet blanket carpet sea mass swath sw
                     'sprinkling'.split())   # a body of water: water
 MORE_MEASURES = set('patch tuft clump wisp puff streak speck dusting layer blanket film coating'.split())   # patches of grass: grass (v4 `more_measures`)
 ROLE_OBJECTS = {'guard', 'sentinel', 'watch', 'vigil'}   # *stands guard*, *stands sentinel*: a manner, no thing (v5 `stand_roles`)
-OUTFIT_NOUNS = {'attire', 'ensemble', 'outfit'}   # an ensemble of a jacket and a skirt: the garments (v5 `garments`)
+OUTFIT_NOUNS = {'attire', 'ensemble', 'outfit'}   # an outfit of a raincoat and boots: the garments (v5 `garments`)
 BACKDROP_NOUNS = {'backdrop', 'background', 'setting', 'surroundings'}   # the frame's depth, not a thing (v3 `backdrops`)
 TIME_NOUNS = set('day night morning evening afternoon dusk dawn daytime nighttime moment time season summer winter '
                  'autumn spring'.split())   # on a sunny day: when, not what (v3 `time_nouns`)
@@ -285,7 +285,7 @@ def _v3_nouns(b):
             b.skip.add(t.i); b.roles.add(t.i)
         elif 'stand_roles' in b.fix and lem in ROLE_OBJECTS and t.dep_ in ('dobj', 'npadvmod', 'attr') and \
              t.head.lemma_.lower() in ('stand', 'keep', 'remain'):
-            b.skip.add(t.i); b.roles.add(t.i)   # v5: *two motorcycles stand guard in front of the building*: no guard
+            b.skip.add(t.i); b.roles.add(t.i)   # v5: *two lions stand guard at the gate*: no guard
         elif 'depictable' in b.fix and b.depictable is not None and t.pos_ == 'NOUN' and t.i not in b.alias and \
              not _depicted_frame(t) and not b.depictable(_lemma_name(b, t)):
             b.skip.add(t.i)

@@ -105,8 +105,8 @@ def _silent_placement(b:_Builder, lemma:str, ptoks:list, pred:list) -> list|None
     return ptoks if lemma in SILENT_POSTURE or lemma in SILENT_VERBS - {'serve', 'act', 'function'} else None
 
 def _members(b:_Builder, x) -> list:
-    """v5 `of_lists`: a quantity or measure noun stands for all the things it is of (*a group of men and women*, *an
-    array of pipes and wires*: `v4` related the first only, the men, the pipes), so `x` and the conjuncts of its *of*."""
+    """v5 `of_lists`: a quantity or measure noun stands for all the things it is of (*a group of men and women*, *a
+    flock of pigeons and gulls*: `v4` related the first only, the men, the pigeons), so `x` and the conjuncts of its *of*."""
     if 'of_lists' not in b.fix or x.i not in b.alias or not (x.i in b.collective or x.i in b.skip): return [x]
     m = b.doc[b.alias[x.i]]
     if m.head.lower_ != 'of' or m.head.head.i != x.i: return [x]
@@ -114,7 +114,7 @@ def _members(b:_Builder, x) -> list:
 
 def _own_apposition(b:_Builder, x, among:set) -> bool:
     """v5 `absolutes`: an apposition with a possessive pronoun is a part or a possession of its noun, not that noun
-    again (*two motorcycles stand in front of the building, their metallic bodies gleaming*: the bodies do not stand
+    again (*two horses stand by the gate, their brown coats shining in the rain*: the coats do not stand
     there; `v4` took them for conjuncts). Only as a conjunct of its noun (`among`: the token indices listed with it)."""
     return 'absolutes' in b.fix and x.dep_ == 'appos' and x.head.i in among and \
         any(c.dep_ == 'poss' and c.pos_ == 'PRON' for c in x.children)
@@ -129,15 +129,15 @@ def _each_pair(b:_Builder, pairs:list) -> list:
 
 def _complemented(b:_Builder, v):
     """v5 `complement_participles`: a participle on an adjective that is a copula's complement describes the copula's
-    subject (*the sky is a clear blue, dotted with clouds*: the clouds dot the sky; `v4`: no subject, no relation)."""
+    subject (*the water is a pale blue, dotted with little boats*: the boats dot the water; `v4`: no subject, no relation)."""
     h = v.head
     if 'complement_participles' in b.fix and v.dep_ == 'acl' and h.pos_ == 'ADJ' and h.dep_ in ('attr', 'acomp'): return h.head
     return v
 
 def _relative_objects(b:_Builder, v) -> list:
     """v5 `relative_objects`: in a relative clause, a preposition whose object is the relative pronoun, or that is
-    left stranded, relates to the noun the clause modifies (*the table on which it rests*, *the tracks it rests upon*:
-    the table, the tracks; `v4`: no object, no relation)."""
+    left stranded, relates to the noun the clause modifies (*the desk on which it casts a glow*, *the cushion it sits
+    upon*: the desk, the cushion; `v4`: no object, no relation)."""
     if 'relative_objects' not in b.fix or v.dep_ != 'relcl': return []
     out = []
     for c in v.children:
@@ -249,8 +249,8 @@ def _wears_with(b:_Builder, h, x) -> bool:
     return 'garments' in b.fix and h.lemma_.lower() in PERSON and x.lemma_.lower() in CLOTHING - NOT_WORN
 
 def _outfit_items(b:_Builder):
-    """v5 `garments`: an outfit is the garments it lists (`OUTFIT_NOUNS` read as measures): *clad in an ensemble of a
-    black jacket and a white skirt*, *his attire of a t-shirt and jeans*: the wearer wears each one."""
+    """v5 `garments`: an outfit is the garments it lists (`OUTFIT_NOUNS` read as measures): *dressed in an outfit of a
+    yellow raincoat and green boots*, *her attire of a raincoat and boots*: the wearer wears each one."""
     for t in b.doc:
         if t.lemma_.lower() not in OUTFIT_NOUNS or t.i not in b.alias: continue
         items = [e for c in _conjuncts(b.doc[b.alias[t.i]]) if (e := b.entity_of(c)) is not None and _garment(b, e)]
