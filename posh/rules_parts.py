@@ -23,12 +23,16 @@ PART_NOUNS = set(  # things that are parts of a whole: "X has/with a Y" makes Y 
     'drawer panel pane sill ledge railing rail post string neck body spout mouthpiece'.split())
 
 # %% ../nbs/01a4_rules_parts.ipynb #b992d884
+def _poss_owner(b:_Builder, c):
+    "The entity a possessive `c` names: a noun's own entity (*the man's*), a pronoun's antecedent (*his*, *its*), or None."
+    return b.entity_of(c) if c.pos_ in NOUNS else (b.ent_of.get(b.poss_ref[c.i]) if c.i in b.poss_ref else None)
+
 def _part_of(b:_Builder, eid:int, h):
     "Part-of from possessives: *the man's face*, *his face*, and viewer marks from *our left*."
     for c in h.children:
         if c.dep_ != 'poss': continue
         if c.lower_ in VIEWER_PRONOUNS: b.entities[eid].viewer = True; continue
-        owner = b.entity_of(c) if c.pos_ in NOUNS else (b.ent_of.get(b.poss_ref[c.i]) if c.i in b.poss_ref else None)
+        owner = _poss_owner(b, c)
         _link_part(b, eid, owner)
 
 def _link_part(b:_Builder, child, parent):

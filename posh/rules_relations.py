@@ -9,11 +9,11 @@ from .scene_graph import words_span, Relation
 from .rules_parse import _conjuncts, _subjects, _preps, _prep_objects, _near_preps, _determined
 from .rules_entities import _Builder, OUTFIT_NOUNS
 from .rules_attributes import _add_modifier, _add_attr_words
-from .rules_parts import _link_part, _is_part
+from .rules_parts import _link_part, _is_part, _poss_owner
 
 # %% auto #0
 __all__ = ['POSTURE', 'SILENT_POSTURE', 'COLLECTIVE', 'SILENT_VERBS', 'UNJUDGEABLE_VERBS', 'SPATIAL', 'CLOTHING', 'WEAR_WORDS',
-           'NOT_WORN', 'NOT_WEAR_WORDS']
+           'NOT_WORN', 'NOT_WEAR_WORDS', 'GARMENT_WEAR_WORDS']
 
 # %% ../nbs/01a5_rules_relations.ipynb #93599af8
 POSTURE = set('be stand sit lie rest hang lean perch float stay remain locate situate position place set mount '
@@ -208,6 +208,7 @@ WEAR_WORDS = set('in wearing wears wear dressed clad clothed attired garbed outf
                  'bundled decked suited donned draped cloaked adorned'.split())   # the words of a predicate that says "wears"
 NOT_WORN = {'trunk', 'trunks', 'fleece'}   # v5 `garments`: an elephant's trunk, a sheep's fleece
 NOT_WEAR_WORDS = {'adorned', 'decked'}     # v5 `garments`: *a logo adorned on the jersey* wears nothing
+GARMENT_WEAR_WORDS = WEAR_WORDS - NOT_WEAR_WORDS | {'with'}   # v5 `garments` (*with*: `_wears_with`)
 
 def _garment(b:_Builder, eid:int) -> bool:
     "Does entity `eid` name a garment (with v5 `garments`, not a trunk or a fleece)?"
@@ -217,7 +218,7 @@ def _garment(b:_Builder, eid:int) -> bool:
 def _is_worn(b:_Builder, r) -> bool:
     "Does relation `r` say that its subject wears its object (*dressed in a jacket*, *in a red dress*)?"
     words = [w for w in r.predicate.lower().split() if w not in ('is', 'are', 'was', 'were', 'be', 'being', 'up', 'out')]
-    wear = WEAR_WORDS - NOT_WEAR_WORDS | {'with'} if 'garments' in b.fix else WEAR_WORDS   # *with*: `_wears_with`
+    wear = GARMENT_WEAR_WORDS if 'garments' in b.fix else WEAR_WORDS
     if words == ['with'] and b.entities[r.subject].name.split()[-1] not in PERSON: return False   # *a bottle, green with a cap*
     return bool(words) and all(w in wear for w in words) and _garment(b, r.object) \
         and b.entities[r.subject].name.split()[-1] not in CLOTHING
@@ -257,7 +258,7 @@ def _outfit_items(b:_Builder):
         if not items: continue
         worn = [r for r in b.relations if r.object == items[0] and r.predicate == 'wearing']
         poss = next((c for c in t.children if c.dep_ == 'poss'), None)
-        owner = None if poss is None else b.entity_of(poss) if poss.pos_ in NOUNS else b.ent_of.get(b.poss_ref.get(poss.i))
+        owner = None if poss is None else _poss_owner(b, poss)
         if owner is not None and not worn:   # *his attire of ...*: on the possessive word
             sp = words_span(b.text, [poss], b.sent_of[poss.i])
             worn = [Relation(owner, 'wearing', items[0], sp.start, sp.end, sp.sentence)]; b.relations += worn
