@@ -3,10 +3,10 @@
     python benchmarks/discosg_graphs.py                                  # v2 and reference, dev and held-out parts
     python benchmarks/discosg_graphs.py --rules v2 --part dev --show 3   # the first 3 dev captions, element by element
     python benchmarks/discosg_graphs.py --rules v2 --part dev --no-spice --errors 15   # the commonest false / missed elements
-    python benchmarks/discosg_graphs.py --rules v5 v4 v3 --json /tmp/discosg.json
-    python benchmarks/discosg_graphs.py --rules v5 v5-garments v5-wear --no-spice   # each fix switched off
-    python benchmarks/discosg_graphs.py --rules v5 --part dev --no-spice --sort-misses 10   # the experts' relations: matched, or why not
-    cd OTHER_CHECKOUT && .venv/bin/python /path/to/benchmarks/discosg_graphs.py --rules v5   # OTHER_CHECKOUT's posh
+    python benchmarks/discosg_graphs.py --rules v6 v5 v4 --json /tmp/discosg.json
+    python benchmarks/discosg_graphs.py --rules v6 v6-coordination v6-verb_roots --no-spice   # each fix switched off
+    python benchmarks/discosg_graphs.py --rules v6 --part dev --no-spice --sort-misses 10   # the experts' relations: matched, or why not
+    cd OTHER_CHECKOUT && .venv/bin/python /path/to/benchmarks/discosg_graphs.py --rules v6   # OTHER_CHECKOUT's posh
 
 Data: `human_anno_train_300.json` of DiscoSG (300 detailed captions, 181 words on average, with the graphs people
 annotated as FACTUAL strings `( s , p , o ) , ...`). It has no licence: it is read from `../shared/data/discosg_train/`

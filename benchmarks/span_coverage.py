@@ -1,7 +1,7 @@
 """How much of what people marked can PoSh's granular scores reach: marked words inside an element span, per rule set.
 
     python benchmarks/span_coverage.py                       # v2 and reference, granular dev and test sets
-    python benchmarks/span_coverage.py --rules v5 v4 --json /tmp/cov.json
+    python benchmarks/span_coverage.py --rules v6 v5 --json /tmp/cov.json
     python benchmarks/span_coverage.py --rules v2 --scope modifiers phrases --breakdown   # two scopes; the words left outside by part of speech
 
 A granular token score comes from the elements whose spans overlap the token (`posh.meta_eval.max_over_overlaps`: the

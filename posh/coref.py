@@ -9,9 +9,9 @@ from typing import Protocol, runtime_checkable
 
 # %% auto #0
 __all__ = ['NOUNS', 'PERSONAL', 'VIEWER_PRONOUNS', 'MALE', 'FEMALE', 'PERSON', 'COLOURS', 'MATERIALS', 'SHAPES', 'SIDES',
-           'RUN_RESTARTS', 'Cluster', 'DIFFERENT', 'UNIQUE', 'MAVERICK_WEIGHTS', 'RESOLVERS', 'is_noun_head',
-           'tokens_in', 'noun_run_head', 'mention_tokens', 'describes', 'CorefResolver', 'noun_name', 'is_plural',
-           'identity_modifiers', 'conflicting', 'compatible', 'same_class', 'same_number', 'RuleResolver',
+           'RUN_RESTARTS', 'Cluster', 'DIFFERENT', 'FRAME_NOUNS', 'UNIQUE', 'MAVERICK_WEIGHTS', 'RESOLVERS',
+           'is_noun_head', 'tokens_in', 'noun_run_head', 'mention_tokens', 'describes', 'CorefResolver', 'noun_name',
+           'is_plural', 'identity_modifiers', 'conflicting', 'compatible', 'same_class', 'same_number', 'RuleResolver',
            'MaverickResolver', 'maverick_input', 'maverick_clusters', 'get_resolver']
 
 # %% ../nbs/00_coref.ipynb #a597dcda
@@ -160,6 +160,7 @@ def _mentions(doc):
     return [t for t in doc if (is_noun_head(t) and t.lemma_.lower() not in COLOURS) or
             (t.pos_ == 'PRON' and t.lower_ in PERSONAL)]
 
+FRAME_NOUNS = set('image photo photograph picture scene view shot frame snapshot composition'.split())
 UNIQUE = set('sky sun moon horizon ground sea ocean weather'.split())  # one of them per scene
 
 def same_class(anaphor, cand) -> bool:
@@ -204,6 +205,7 @@ class RuleResolver:
     name: str = 'rules'
     max_sentences_back: int = 3  # how far back (in sentences) a pronoun looks for its antecedent
     conflicts: bool = True       # never link mentions whose colours or sides differ (*the red car* is not the blue one)
+    subject_first: bool = False  # v6 `subject_pronouns`: a subject or possessive pronoun prefers a subject before it
 
     def links(self, doc) -> list[tuple[int, int]]:
         "Pairs (mention token index, antecedent token index) found by the two rules."
@@ -216,7 +218,12 @@ class RuleResolver:
                          and compatible(m, c) and not _coargument(m, c)]
                 subj = [c for c in cands if sent_of[c.i] == sent_of[m.i] and c.dep_ in ('nsubj', 'nsubjpass')
                         and m.dep_ != 'poss']   # "The wall above the bar has panels hanging on it": the wall
-                ante = (subj or cands or [None])[0]
+                if self.subject_first and m.dep_ == 'poss':
+                    subj = [c for c in cands if sent_of[c.i] == sent_of[m.i] and c.dep_ in ('nsubj', 'nsubjpass')
+                            and c.lemma_.lower() not in FRAME_NOUNS and not m.is_ancestor(c) and c not in m.head.subtree]
+                prev = [c for c in cands if self.subject_first and m.dep_ in ('nsubj', 'nsubjpass', 'poss') and c.dep_ in ('nsubj', 'nsubjpass')
+                        and sent_of[c.i] < sent_of[m.i] and c.lemma_.lower() not in FRAME_NOUNS]
+                ante = (subj or prev or cands or [None])[0]
             elif (any(c.dep_ == 'det' and c.lower_ in ('the', 'this', 'these', 'that', 'those') for c in m.children) or
                   _bare(m) or m.lemma_.lower() in UNIQUE) and not any(c.lower_ in DIFFERENT for c in m.children):
                 bare = _bare(m) and not any(c.dep_ == 'det' for c in m.children) and m.lemma_.lower() not in UNIQUE

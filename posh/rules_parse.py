@@ -7,8 +7,9 @@ from __future__ import annotations
 from .coref import NOUNS, COLOURS
 
 # %% auto #0
-__all__ = ['RELATIVE', 'NEAR_ADVERBS', 'HEDGE_ADVERBS', 'HEDGE_MODALS', 'KEEP_FIRST_LEMMA', 'is_regular_form', 'regular_first',
-           'wordnet_lexicon', 'repair_parse', 'repair_aux_subjects', 'unasserted']
+__all__ = ['RELATIVE', 'NEAR_ADVERBS', 'HEDGE_ADVERBS', 'HEDGE_MODALS', 'KEEP_FIRST_LEMMA', 'STANCE_VERBS', 'is_regular_form',
+           'regular_first', 'wordnet_lexicon', 'repair_parse', 'repair_aux_subjects', 'unasserted', 'repair_verb_roots',
+           'repair_coordination']
 
 # %% ../nbs/01a0_rules_parse.ipynb #6bd93c9a
 RELATIVE = {'who', 'which', 'that', 'whom', 'whose'}
@@ -216,3 +217,71 @@ def _near_preps(tok, whole:set=frozenset()) -> list:
     "(predicate tokens, object) for *next to*, *close to*: a preposition hanging off an adverb modifying `tok`."
     return [([a] + ptoks, x) for a in tok.children if a.dep_ in ('advmod', 'amod') and a.lower_ in NEAR_ADVERBS
             for p in a.children if p.dep_ == 'prep' for ptoks, x in _prep_objects(p, whole)]
+
+# verbs of stance and motion the small parser reads as plural nouns after a noun (*a tower rises*; v6 `verb_roots`)
+STANCE_VERBS = set('rise tower loom stand sit lie hang stretch extend curve wind run flow peek soar dance gleam glisten '
+                   'shine sway perch rest lean float hover jut spill sprawl climb descend wrap drape'.split())
+
+def _verb_root(r, lex) -> str|None:
+    "The verb lemma a root noun `r` stands for when it agrees with the noun just before it, or None."
+    if r.pos_ != 'NOUN' or r.tag_ not in ('NN', 'NNS') or r.i == 0: return None
+    verb = _as(lex, r.lower_, 'verb')
+    if verb is None or (r.tag_ == 'NNS') == (r.lower_ == verb): return None   # *lines* (-s form) or *encircle* (plain form)
+    s = r.doc[r.i - 1]
+    if s.head.i != r.i and s.head.head.i != r.i: return None
+    s = s if s.head.i == r.i else s.head                                          # *the trees and bushes encircle*
+    if s.dep_ not in ('compound', 'nsubj') or s.pos_ not in NOUNS: return None
+    plural = s.tag_ in ('NNS', 'NNPS') or any(c.dep_ == 'conj' for c in s.children)
+    if plural != (r.tag_ == 'NN'): return None                                    # agreement: *the sky blankets*, *the trees frame*
+    kids = [c for c in r.children if c.i > r.i]
+    if any(c.tag_ in ('VBZ', 'VBP', 'VBD') and c.dep_ in ('conj', 'acl', 'ccomp', 'parataxis') for c in r.children): return None
+    if any(c.dep_ in ('dobj', 'prt') or c.dep_ == 'appos' and c.pos_ in NOUNS | {'PRON'} for c in kids): return verb
+    if verb in STANCE_VERBS and any(c.dep_ in ('prep', 'advcl', 'advmod') for c in kids): return verb
+    return None
+
+def repair_verb_roots(doc, lex:dict|None) -> list[str]:
+    """v6 `verb_roots`: a sentence's root noun that is a verb agreeing with the noun before it (*a gray sidewalk **lines**
+    the street*, *the trees **encircle** the tower*) becomes that verb, the noun its subject; a root verb's compound noun is
+    its subject (*a red London bus drives*: bus <- drives); what was changed."""
+    done = []
+    if lex is None: return done
+    for sent in doc.sents:
+        r = sent.root
+        s = doc[r.i - 1] if r.i > 0 else None
+        if r.pos_ in ('VERB', 'AUX') and s is not None and s.head.i == r.i and s.dep_ == 'compound' and s.pos_ in NOUNS \
+           and not any(c.dep_ in ('nsubj', 'nsubjpass', 'expl') for c in r.children):   # *a red London bus drives*: bus <- drives
+            for c in list(r.lefts):
+                if c.i < s.i and c.dep_ in ('det', 'amod', 'compound', 'nummod', 'poss', 'nmod'): c.head = s
+            s.dep_ = 'nsubj'
+            obj = next((c for c in r.rights if c.dep_ in ('npadvmod', 'appos') and c.pos_ in NOUNS), None)
+            if obj is not None and not any(c.dep_ == 'dobj' for c in r.children): obj.dep_ = 'dobj'   # *lines the street*
+            done.append(f"{s.text} {r.text}: compound of the verb -> subject")
+            continue
+        if (verb := _verb_root(r, lex)) is None: continue
+        s = doc[r.i - 1] if doc[r.i - 1].head.i == r.i else doc[r.i - 1].head
+        for c in list(r.lefts):
+            if c.i < s.i and c.dep_ in ('det', 'amod', 'compound', 'nummod', 'poss', 'nmod'): c.head = s
+        r.pos_, r.tag_, r.lemma_ = 'VERB', 'VBZ' if r.tag_ == 'NNS' else 'VBP', verb
+        s.dep_ = 'nsubj'
+        obj = next((c for c in r.rights if c.dep_ == 'appos'), None)   # its first apposition is its object
+        if obj is not None: obj.dep_ = 'dobj'
+        done.append(f"{s.text} {r.text}: noun root -> subject and verb")
+    return done
+
+# %% ../nbs/01a0_rules_parse.ipynb #ce1c854c
+def repair_coordination(doc) -> list[str]:
+    """v6 `coordination`: two noun phrases joined by *and* / *or* that the small parser read as one, the first noun a
+    modifier of the last (*a blue shirt and black pants*: shirt <- pants, *black* a conjunct of *shirt*): the first noun
+    takes the phrase's place, the last becomes its conjunct, and the word before it (*black*) modifies it again."""
+    done = []
+    for t in doc:
+        h = t.head
+        if t.dep_ not in ('nmod', 'compound', 'amod') or t.pos_ != 'NOUN' or h.pos_ not in NOUNS or h.i <= t.i or h.dep_ == 'ROOT':
+            continue
+        cj = [c for c in t.children if c.dep_ == 'conj' and c.i < h.i]
+        if not cj or not any(c.dep_ == 'cc' for c in t.children): continue
+        t.head, t.dep_ = h.head, h.dep_
+        h.head, h.dep_ = t, 'conj'
+        for c in cj: c.head, c.dep_ = h, ('amod' if c.pos_ == 'ADJ' else 'compound')
+        done.append(f"{t.text} and {h.text}: one noun phrase -> two conjuncts")
+    return done

@@ -27,10 +27,21 @@ def _poss_owner(b:_Builder, c):
     "The entity a possessive `c` names: a noun's own entity (*the man's*), a pronoun's antecedent (*his*, *its*), or None."
     return b.entity_of(c) if c.pos_ in NOUNS else (b.ent_of.get(b.poss_ref[c.i]) if c.i in b.poss_ref else None)
 
+def _possessives(b:_Builder, h) -> list:
+    """The possessive words of noun `h`: its own, or (v6 `poss_conjuncts`) those of the first conjunct it is listed
+    with when it has no determiner of its own (*their hats and costumes*: *their* owns both); the nearest listed
+    noun before it with a possessive or a determiner decides."""
+    own = [c for c in h.children if c.dep_ == 'poss']
+    if own or 'poss_conjuncts' not in b.fix or h.dep_ != 'conj' or any(c.dep_ == 'det' for c in h.children): return own
+    t = h
+    while t.dep_ == 'conj' and t.head.pos_ in NOUNS and t.head.i < t.i:
+        t = t.head
+        if (poss := [c for c in t.children if c.dep_ == 'poss']) or any(c.dep_ == 'det' for c in t.children): return poss
+    return []
+
 def _part_of(b:_Builder, eid:int, h):
     "Part-of from possessives: *the man's face*, *his face*, and viewer marks from *our left*."
-    for c in h.children:
-        if c.dep_ != 'poss': continue
+    for c in _possessives(b, h):
         if c.lower_ in VIEWER_PRONOUNS: b.entities[eid].viewer = True; continue
         owner = _poss_owner(b, c)
         _link_part(b, eid, owner)

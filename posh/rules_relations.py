@@ -9,11 +9,11 @@ from .scene_graph import words_span, Relation
 from .rules_parse import _conjuncts, _subjects, _preps, _prep_objects, _near_preps, _determined
 from .rules_entities import _Builder, OUTFIT_NOUNS
 from .rules_attributes import _add_modifier, _add_attr_words
-from .rules_parts import _link_part, _is_part, _poss_owner
+from .rules_parts import _link_part, _is_part, _poss_owner, _possessives
 
 # %% auto #0
-__all__ = ['POSTURE', 'SILENT_POSTURE', 'COLLECTIVE', 'SILENT_VERBS', 'UNJUDGEABLE_VERBS', 'SPATIAL', 'CLOTHING', 'WEAR_WORDS',
-           'NOT_WORN', 'NOT_WEAR_WORDS', 'GARMENT_WEAR_WORDS']
+__all__ = ['POSTURE', 'SILENT_POSTURE', 'COLLECTIVE', 'SILENT_VERBS', 'UNJUDGEABLE_VERBS', 'COVERING_VERBS', 'SPATIAL',
+           'CLOTHING', 'WEAR_WORDS', 'NOT_WORN', 'NOT_WEAR_WORDS', 'GARMENT_WEAR_WORDS']
 
 # %% ../nbs/01a5_rules_relations.ipynb #93599af8
 POSTURE = set('be stand sit lie rest hang lean perch float stay remain locate situate position place set mount '
@@ -60,8 +60,12 @@ def _verb(b:_Builder, v):
                 if v2 and lemma == 'have' and _is_part(o): _link_part(b, oe, s)
                 elif v2 and lemma == 'have' and s is not None and b.entities[s].name == b.entities[oe].name: continue
                 else: _add_rel(b, s, words, oe)
-        for _, oe in objs:
-            for ptoks, x, xt in preps:
+        first = min([t.i for t in _subjects(_complemented(b, v))] + [v.i])
+        for ptoks, x, xt in preps:
+            if 'fronted_subjects' in b.fix and ptoks[0].i < first and not _is_part(xt):
+                for s in subs: _add_rel(b, s, ptoks, x)   # v6: *On the beach, people play volleyball*: the people are on it
+                continue
+            for _, oe in objs:
                 if v2 and len(ptoks) == 1 and ptoks[0].lower_ == 'with' and _is_part(xt): _link_part(b, x, oe)
                 else: _add_rel(b, oe, ptoks, x)
         return
@@ -146,10 +150,14 @@ def _relative_objects(b:_Builder, v) -> list:
         if objs and all(x.lower_ in ('which', 'whom') for x in objs) or not list(c.children) and c.i > v.i: out.append(([c], v.head))
     return out
 
+COVERING_VERBS = set('cover blanket coat carpet dust bathe shroud wrap drench envelop swathe bury smother encrust '
+                     'sprinkle splatter'.split())   # v6 `covering_agents`: *covered in snow*: the snow covers it
+
 def _agent(b:_Builder, v, ptoks) -> bool:
     """Is `ptoks` the agent of the passive participle `v`, *by* or *with* (*surrounded by trees*, *covered with snow*,
     *adorned with lights*)? Then the relation is written in the active voice, agent first (v3 `active_voice`)."""
-    if 'active_voice' not in b.fix or v.tag_ != 'VBN' or len(ptoks) != 1 or ptoks[0].lower_ not in ('by', 'with'): return False
+    agents = ('by', 'with', 'in') if 'covering_agents' in b.fix and v.lemma_.lower() in COVERING_VERBS else ('by', 'with')
+    if 'active_voice' not in b.fix or v.tag_ != 'VBN' or len(ptoks) != 1 or ptoks[0].lower_ not in agents: return False
     if ptoks[0].head.i != v.i or any(c.dep_ == 'aux' and c.lemma_ == 'have' for c in v.children): return False
     return v.dep_ in ('acl', 'amod', 'advcl', 'conj', 'relcl') or any(c.dep_ == 'auxpass' for c in v.children)
 
@@ -228,7 +236,7 @@ def _worn_possessions(b:_Builder):
     for e in b.entities:
         owner = e.part_of
         if owner is None or not _garment(b, e.id) or b.entities[owner].name.split()[-1] in CLOTHING: continue
-        poss = next((c for t in b.tokens_of(e.id) for c in t.children if c.dep_ == 'poss'), None)
+        poss = next((c for t in b.tokens_of(e.id) for c in _possessives(b, t)), None)
         if poss is None: continue
         if 'garments' in b.fix and poss.lower_ not in ('his', 'her') and b.entities[owner].name.split()[-1] not in PERSON:
             continue   # v5 `garments`: *the player's shirt*, *their hats* (people) are worn; *its coat*, *the dog's coat* are fur
