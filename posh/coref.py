@@ -218,12 +218,7 @@ class RuleResolver:
                          and compatible(m, c) and not _coargument(m, c)]
                 subj = [c for c in cands if sent_of[c.i] == sent_of[m.i] and c.dep_ in ('nsubj', 'nsubjpass')
                         and m.dep_ != 'poss']   # "The wall above the bar has panels hanging on it": the wall
-                if self.subject_first and m.dep_ == 'poss':
-                    subj = [c for c in cands if sent_of[c.i] == sent_of[m.i] and c.dep_ in ('nsubj', 'nsubjpass')
-                            and c.lemma_.lower() not in FRAME_NOUNS and not m.is_ancestor(c) and c not in m.head.subtree]
-                prev = [c for c in cands if self.subject_first and m.dep_ in ('nsubj', 'nsubjpass', 'poss') and c.dep_ in ('nsubj', 'nsubjpass')
-                        and sent_of[c.i] < sent_of[m.i] and c.lemma_.lower() not in FRAME_NOUNS]
-                ante = (subj or prev or cands or [None])[0]
+                ante = (subj or self._subject_antecedents(m, cands, sent_of) or cands or [None])[0]
             elif (any(c.dep_ == 'det' and c.lower_ in ('the', 'this', 'these', 'that', 'those') for c in m.children) or
                   _bare(m) or m.lemma_.lower() in UNIQUE) and not any(c.lower_ in DIFFERENT for c in m.children):
                 bare = _bare(m) and not any(c.dep_ == 'det' for c in m.children) and m.lemma_.lower() not in UNIQUE
@@ -240,6 +235,16 @@ class RuleResolver:
         groups = {}
         for i in uf.parent: groups.setdefault(uf.find(i), []).append(i)
         return [[_span(doc[i]) for i in sorted(g)] for _, g in sorted(groups.items()) if len(g) > 1]
+
+    def _subject_antecedents(self, m, cands:list, sent_of:dict) -> list:
+        """v6 `subject_pronouns` (with `subject_first`): the subjects a subject or possessive pronoun `m` prefers, nearest
+        first: for a possessive, a subject of its own sentence outside its phrase; then an earlier sentence's subject.
+        Frame nouns (*the image shows*) are no such subject."""
+        if not self.subject_first or m.dep_ not in ('nsubj', 'nsubjpass', 'poss'): return []
+        def subject(c): return c.dep_ in ('nsubj', 'nsubjpass') and c.lemma_.lower() not in FRAME_NOUNS
+        same = [c for c in cands if m.dep_ == 'poss' and subject(c) and sent_of[c.i] == sent_of[m.i]
+                and not m.is_ancestor(c) and c not in m.head.subtree]
+        return same + [c for c in cands if subject(c) and sent_of[c.i] < sent_of[m.i]]
 
 # %% ../nbs/00_coref.ipynb #4f97619c
 MAVERICK_WEIGHTS = 'sapienzanlp/maverick-mes-ontonotes'

@@ -222,8 +222,8 @@ def _near_preps(tok, whole:set=frozenset()) -> list:
 STANCE_VERBS = set('rise tower loom stand sit lie hang stretch extend curve wind run flow peek soar dance gleam glisten '
                    'shine sway perch rest lean float hover jut spill sprawl climb descend wrap drape'.split())
 
-def _verb_root(r, lex) -> str|None:
-    "The verb lemma a root noun `r` stands for when it agrees with the noun just before it, or None."
+def _verb_root(r, lex) -> tuple|None:
+    "(the verb lemma a root noun `r` stands for, its subject) when `r` agrees with the noun just before it, or None."
     if r.pos_ != 'NOUN' or r.tag_ not in ('NN', 'NNS') or r.i == 0: return None
     verb = _as(lex, r.lower_, 'verb')
     if verb is None or (r.tag_ == 'NNS') == (r.lower_ == verb): return None   # *lines* (-s form) or *encircle* (plain form)
@@ -235,9 +235,15 @@ def _verb_root(r, lex) -> str|None:
     if plural != (r.tag_ == 'NN'): return None                                    # agreement: *the sky blankets*, *the trees frame*
     kids = [c for c in r.children if c.i > r.i]
     if any(c.tag_ in ('VBZ', 'VBP', 'VBD') and c.dep_ in ('conj', 'acl', 'ccomp', 'parataxis') for c in r.children): return None
-    if any(c.dep_ in ('dobj', 'prt') or c.dep_ == 'appos' and c.pos_ in NOUNS | {'PRON'} for c in kids): return verb
-    if verb in STANCE_VERBS and any(c.dep_ in ('prep', 'advcl', 'advmod') for c in kids): return verb
+    if any(c.dep_ in ('dobj', 'prt') or c.dep_ == 'appos' and c.pos_ in NOUNS | {'PRON'} for c in kids): return verb, s
+    if verb in STANCE_VERBS and any(c.dep_ in ('prep', 'advcl', 'advmod') for c in kids): return verb, s
     return None
+
+def _make_subject(r, s):
+    "Noun `s` becomes the subject of root `r`; the modifiers of `r` before `s` (*a*, *gray*) go to `s`."
+    for c in list(r.lefts):
+        if c.i < s.i and c.dep_ in ('det', 'amod', 'compound', 'nummod', 'poss', 'nmod'): c.head = s
+    s.dep_ = 'nsubj'
 
 def repair_verb_roots(doc, lex:dict|None) -> list[str]:
     """v6 `verb_roots`: a sentence's root noun that is a verb agreeing with the noun before it (*a gray sidewalk **lines**
@@ -250,19 +256,15 @@ def repair_verb_roots(doc, lex:dict|None) -> list[str]:
         s = doc[r.i - 1] if r.i > 0 else None
         if r.pos_ in ('VERB', 'AUX') and s is not None and s.head.i == r.i and s.dep_ == 'compound' and s.pos_ in NOUNS \
            and not any(c.dep_ in ('nsubj', 'nsubjpass', 'expl') for c in r.children):   # *a red London bus drives*: bus <- drives
-            for c in list(r.lefts):
-                if c.i < s.i and c.dep_ in ('det', 'amod', 'compound', 'nummod', 'poss', 'nmod'): c.head = s
-            s.dep_ = 'nsubj'
+            _make_subject(r, s)
             obj = next((c for c in r.rights if c.dep_ in ('npadvmod', 'appos') and c.pos_ in NOUNS), None)
             if obj is not None and not any(c.dep_ == 'dobj' for c in r.children): obj.dep_ = 'dobj'   # *lines the street*
             done.append(f"{s.text} {r.text}: compound of the verb -> subject")
             continue
-        if (verb := _verb_root(r, lex)) is None: continue
-        s = doc[r.i - 1] if doc[r.i - 1].head.i == r.i else doc[r.i - 1].head
-        for c in list(r.lefts):
-            if c.i < s.i and c.dep_ in ('det', 'amod', 'compound', 'nummod', 'poss', 'nmod'): c.head = s
+        if (found := _verb_root(r, lex)) is None: continue
+        verb, s = found
+        _make_subject(r, s)
         r.pos_, r.tag_, r.lemma_ = 'VERB', 'VBZ' if r.tag_ == 'NNS' else 'VBP', verb
-        s.dep_ = 'nsubj'
         obj = next((c for c in r.rights if c.dep_ == 'appos'), None)   # its first apposition is its object
         if obj is not None: obj.dep_ = 'dobj'
         done.append(f"{s.text} {r.text}: noun root -> subject and verb")

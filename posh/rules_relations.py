@@ -43,7 +43,8 @@ def _add_rel(b:_Builder, subj, ptoks:list, obj, said:list|None=None):
 def _verb(b:_Builder, v):
     "Relations and attributes contributed by one verb (or copula)."
     if v.i in b.off: return
-    subs = [b.entity_of(s) for s in _each(b, _subjects(_complemented(b, v)))]
+    subj_toks = _subjects(_complemented(b, v))
+    subs = [b.entity_of(s) for s in _each(b, subj_toks)]
     words = [v] + [c for c in v.children if c.dep_ == 'prt']
     objs = _each(b, [x for c in v.children if c.dep_ in ('dobj', 'dative') for x in _conjuncts(c)])
     objs = [(o, b.entity_of(o)) for o in objs if b.entity_of(o) is not None]
@@ -60,9 +61,9 @@ def _verb(b:_Builder, v):
                 if v2 and lemma == 'have' and _is_part(o): _link_part(b, oe, s)
                 elif v2 and lemma == 'have' and s is not None and b.entities[s].name == b.entities[oe].name: continue
                 else: _add_rel(b, s, words, oe)
-        first = min([t.i for t in _subjects(_complemented(b, v))] + [v.i])
+        first = min([t.i for t in subj_toks] + [v.i]) if 'fronted_subjects' in b.fix else -1   # -1: no fronted place
         for ptoks, x, xt in preps:
-            if 'fronted_subjects' in b.fix and ptoks[0].i < first and not _is_part(xt):
+            if ptoks[0].i < first and not _is_part(xt):
                 for s in subs: _add_rel(b, s, ptoks, x)   # v6: *On the beach, people play volleyball*: the people are on it
                 continue
             for _, oe in objs:
