@@ -5,9 +5,9 @@ from a `git archive` copy in a temporary folder) and through the current one, al
 passes each; prints descriptions per second, the share of parse / coreference / assembly, and the ratio.
 Quality (`--quality`): element precision, recall and F1 (tools/score_graphs.py) per kind (entities, attributes,
 part-whole links, relations) and in total, of the base commit's extractor and of the current rule sets (`--rules`,
-default `reference` and `v2`) on data/gold_graphs/dev.jsonl.
+default `reference` and `v2`) on data/gold_graphs/dev.jsonl, or on the held-out `--gold data/gold_graphs/test.jsonl`.
 
-Usage: .venv/bin/python benchmarks/graphs.py [--quality] [--rules reference v2] [--base cdca388] [--repeat 3] [--coref rules]
+Usage: .venv/bin/python benchmarks/graphs.py [--quality] [--rules reference v2] [--gold data/gold_graphs/dev.jsonl] [--base cdca388] [--repeat 3] [--coref rules]
 """
 import argparse, importlib, importlib.util, io, json, subprocess, sys, tarfile, tempfile, time
 from pathlib import Path
@@ -59,8 +59,9 @@ def speed(extractors:dict, texts:list, repeat:int):
             if name not in best or wall < best[name][0]: best[name] = (wall, dict(ex.timings))
     return best
 
-def quality(extractors:dict, S) -> dict:
-    gold = S.load_jsonl(ROOT / 'data/gold_graphs/dev.jsonl')
+def quality(extractors:dict, S, gold_path:Path) -> dict:
+    "The scorer's counts and figures of each extractor on the gold graphs of `gold_path` (IIW-400 references)."
+    gold = S.load_jsonl(gold_path)
     texts = S.load_texts(ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl', [d['id'] for d in gold])
     out = {}
     for name, ex in extractors.items():
@@ -71,10 +72,12 @@ def quality(extractors:dict, S) -> dict:
 
 QUALITY_KINDS = (('entity', 'entities'), ('attribute', 'attributes'), ('part_of', 'part-whole'), ('relation', 'relations'))
 
-def print_quality(res:dict):
+def print_quality(res:dict, gold_path:Path):
     "Per kind and total: precision / recall / F1 and the counts (gold, predicted, matched) of each extractor."
-    print(f"\nElement scores on data/gold_graphs/dev.jsonl (10 IIW-400 references, 706 gold elements; part-whole: the "
-          f"`part_of` links, apart from the element total as before)")
+    n = sum(1 for line in open(gold_path) if line.strip())   # texts
+    g = next(iter(res.values()))['combined'][0][0]            # gold elements
+    print(f"\nElement scores on {gold_path.relative_to(ROOT) if gold_path.is_relative_to(ROOT) else gold_path} ({n} IIW-400 "
+          f"references, {g} gold elements; part-whole: the `part_of` links, apart from the element total as before)")
     print("| extractor | " + ' | '.join(f"{n} P / R / F1" for _, n in QUALITY_KINDS) + " | element F1 | F1 with parts |")
     print("|---|" + "---|" * (len(QUALITY_KINDS) + 2))
     for name, r in res.items():
@@ -93,6 +96,7 @@ def main():
     ap.add_argument('--repeat', type=int, default=3, help='timed passes over the 200 texts per extractor')
     ap.add_argument('--quality', action='store_true', help='also score the base commit and --rules on the dev set')
     ap.add_argument('--rules', nargs='+', default=['reference', 'v2'], help='rule sets scored by --quality (posh.graphs.get_rules names)')
+    ap.add_argument('--gold', default=str(ROOT / 'data/gold_graphs/dev.jsonl'), help='gold graphs scored by --quality (dev.jsonl; test.jsonl: held out)')
     ap.add_argument('--data', default=str(ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl'))
     a = ap.parse_args()
     cwd = Path.cwd()   # the posh measured: the current directory's checkout when it has one (another worktree's rules), else this file's
@@ -118,7 +122,8 @@ def main():
         if a.quality:
             for r in a.rules:
                 if r not in exs: exs[r] = GraphExtractor(a.parser, a.coref, rules=r)
-            res = quality({k: exs[k] for k in (f'base {a.base}', *a.rules)}, load_scorer())
-            print_quality(res)
+            gold = Path(a.gold).resolve()
+            res = quality({k: exs[k] for k in (f'base {a.base}', *a.rules)}, load_scorer(), gold)
+            print_quality(res, gold)
 
 if __name__ == '__main__': main()
