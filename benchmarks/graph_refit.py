@@ -1,0 +1,209 @@
+"""Rule sets judged where they count: the judge refitted on each one's graphs, its figures side by side (issue 54).
+
+A graph change changes the embedded judge's features, so a candidate rule set is chosen on the refitted judge's
+figures, not on graph figures alone (`graphs.py`, `discosg_graphs.py`, `span_coverage.py` measure those).
+
+    OMP_NUM_THREADS=2 .venv/bin/python benchmarks/graph_refit.py --rules v6-spatial_preps-no_of_relations
+    OMP_NUM_THREADS=2 .venv/bin/python benchmarks/graph_refit.py --rules v6-active_voice v5 --json out.json --keep /tmp/refits
+
+Each configuration (the shipped rule set first, then every `--rules` name that `posh.graphs.get_rules` knows) runs in a
+scratch copy of this checkout (its tracked and untracked files, not the ignored ones: uncommitted changes are measured).
+There the embedded configuration's rule set (`posh.graphs.EMBEDDED_GRAPHS`) is set to the candidate, and the refit
+recipes of the CHANGELOG run in order, with this interpreter, each writing the copy's own resources:
+
+  1. `tools/build_probe.py` (the probe questions, from the candidate's graphs)
+  2. `benchmarks/judges.py --fit --version P` (the probe map; P: the shipped probe map's version)
+  3. `tools/fit_judge.py --version C` (the maps fitted on the granular dev set; C: the shipped one's)
+  4. `tools/fit_omission_words.py --version W` (the omission words' map)
+  5. `tools/choose_mistake_rule.py` (the mistake rule, chosen out of fold; it also prints its granular test and
+     short-caption figures, which nothing was fitted on)
+  6. `benchmarks/held_out.py --no-baselines --json` (corrected generations, short captions)
+  7. `benchmarks/granular_dev.py --cv 5 --fit tools/fit_judge.py:fit --words --methods PoSh --json` (out of fold)
+
+The shipped versions are reused so that the shipped rule set's refit can be held against the shipped maps: the line
+under the table gives the largest difference between their weights (the fits are deterministic up to floating-point
+noise, about 1e-6, which also moves the maps' tags). The table prints every figure that
+the CHANGELOG's refit tables carry from these tools; a row is comparable with the first one only, as both were
+refitted the same way in the same run. About 7 minutes per configuration on two cores.
+"""
+import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+RESOURCES = Path('posh') / 'resources'
+TOLERANCE = 1e-4   # largest weight difference of a refit that reproduces the shipped maps
+RULES_LINE = re.compile(r"^(EMBEDDED_GRAPHS = dict\(.*?rules=)'([^']*)'", re.M)
+
+
+def shipped_versions(root:Path=ROOT) -> dict:
+    "The versions of the shipped maps (the refit reuses them) and the shipped rule set."
+    load = lambda name: json.loads((root / RESOURCES / name).read_text())
+    m = RULES_LINE.search((root / 'posh' / 'graphs.py').read_text())
+    if not m: raise SystemExit("posh/graphs.py names no EMBEDDED_GRAPHS rules: has the embedded configuration moved?")
+    return {'rules': m.group(2), 'probe': load('embedding_judge_calibration_probe.json')['version'],
+            'calibration': load('embedding_judge_calibration.json')['version'],
+            'words': load('omission_words_calibration.json')['version']}
+
+
+def copy_checkout(dest:Path, root:Path=ROOT):
+    "The checkout's tracked and untracked files (not the ignored ones) copied into `dest`."
+    files = subprocess.run(['git', 'ls-files', '-z', '-co', '--exclude-standard'], cwd=root, check=True,
+                           capture_output=True).stdout.decode().split('\0')
+    for f in filter(None, files):
+        src = root / f
+        if not src.is_file(): continue   # a deleted file git still lists
+        (dest / f).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(src, dest / f)
+
+
+def set_rules(copy:Path, rules:str):
+    "Make `rules` the embedded configuration's rule set in the copy (its one EMBEDDED_GRAPHS line)."
+    path = copy / 'posh' / 'graphs.py'
+    text, n = RULES_LINE.subn(lambda m: f"{m.group(1)}{rules!r}", path.read_text())
+    if n != 1: raise SystemExit(f"{path}: expected one EMBEDDED_GRAPHS line, found {n}")
+    path.write_text(text)
+
+
+def steps(v:dict) -> list[tuple[str, list[str]]]:
+    "The refit recipes and the measures, as (name, arguments) in order."
+    return [('probe', ['tools/build_probe.py']),
+            ('probe map', ['benchmarks/judges.py', '--fit', '--version', v['probe']]),
+            ('maps', ['tools/fit_judge.py', '--version', v['calibration']]),
+            ('words', ['tools/fit_omission_words.py', '--version', v['words']]),
+            ('mistake rule', ['tools/choose_mistake_rule.py']),
+            ('held out', ['benchmarks/held_out.py', '--no-baselines', '--json', 'held_out.json']),
+            ('granular dev', ['benchmarks/granular_dev.py', '--cv', '5', '--fit', 'tools/fit_judge.py:fit', '--words',
+                              '--methods', 'PoSh', '--json', 'granular_dev.json'])]
+
+
+def run_steps(copy:Path, v:dict, log) -> dict:
+    "Run every step in the copy (its posh first on the path); seconds per step. A failing step ends the run, naming it."
+    env = dict(os.environ, PYTHONPATH=str(copy) + os.pathsep + os.environ.get('PYTHONPATH', ''))
+    seconds = {}
+    for name, args in steps(v):
+        t0 = time.perf_counter()
+        r = subprocess.run([sys.executable, *args], cwd=copy, env=env, capture_output=True, text=True)
+        log.write(f"$ {' '.join(args)}\n{r.stdout}{r.stderr}\n")
+        if r.returncode:
+            raise SystemExit(f"step {name!r} ({' '.join(args)}) failed with exit {r.returncode} in {copy}:\n"
+                             f"{(r.stdout + r.stderr)[-3000:]}")
+        seconds[name] = time.perf_counter() - t0
+    return seconds
+
+
+def probe_aucs(log_text:str) -> dict:
+    "The probe map's dev-half AUC per kind, as `judges.py --fit` prints them."
+    return {k: float(a) for k, a in re.findall(r"dev AUC (entity|attribute|relation): probe ([0-9.]+)", log_text)}
+
+
+def figures(copy:Path, log_text:str) -> dict:
+    "The refitted judge's figures, read from the files the steps wrote in the copy."
+    rule = json.loads((copy / RESOURCES / 'mistake_rule.json').read_text())
+    held = json.loads((copy / 'held_out.json').read_text())['rows'][0]
+    dev = {}   # method -> task -> (token macro F1, token AUROC)
+    for r in json.loads((copy / 'granular_dev.json').read_text()): dev.setdefault(r['method'], {})[r['task']] = (r['f1'], r['auroc'])
+    judge = re.search(r'\|judge:([^|]+)\|', held['signature']).group(1)
+    return {'judge': judge, 'probe_auc': probe_aucs(log_text), 'cut': rule['below'],
+            'rule_f1': (rule['mistakes_f1'], rule['omissions_f1']),
+            'rule_test': (rule['held_out']['granular_test']['mistakes'], rule['held_out']['granular_test']['omissions']),
+            'rule_short': rule['held_out']['short_captions_mistakes'],
+            'corrected': held['corrected_rate'], 'short_auroc': held['short_auroc'],
+            'short_spearman': held['short_precision_spearman'],
+            'dev': dev}
+
+
+def measure(rules:str, v:dict, scratch:Path) -> dict:
+    "One configuration: copy, set its rules, refit, measure."
+    copy = scratch / re.sub(r'[^A-Za-z0-9_.-]', '_', rules)
+    if copy.exists(): raise SystemExit(f"{copy} exists (a copy kept by an earlier run): remove it or --keep another folder")
+    copy.mkdir(parents=True)
+    copy_checkout(copy)
+    set_rules(copy, rules)
+    with open(copy / 'refit.log', 'w') as log: seconds = run_steps(copy, v, log)
+    out = figures(copy, (copy / 'refit.log').read_text())
+    out.update(rules=rules, seconds=sum(seconds.values()), map_difference=map_difference(copy))
+    return out
+
+
+MAPS = ('embedding_judge_calibration.json', 'embedding_judge_calibration_probe.json', 'omission_words_calibration.json')
+
+def largest_difference(a, b) -> float:
+    "The largest absolute difference between the numbers of two JSON values of one shape (text ignored; inf: shapes differ)."
+    if isinstance(a, bool) or isinstance(b, bool): return 0.0 if a == b else float('inf')
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)): return abs(a - b)
+    if isinstance(a, str) and isinstance(b, str): return 0.0
+    if isinstance(a, dict) and isinstance(b, dict):
+        if a.keys() != b.keys(): return float('inf')
+        return max((largest_difference(a[k], b[k]) for k in a), default=0.0)
+    if isinstance(a, list) and isinstance(b, list):
+        if len(a) != len(b): return float('inf')
+        return max((largest_difference(x, y) for x, y in zip(a, b)), default=0.0)
+    return 0.0 if a == b else float('inf')
+
+
+def map_difference(copy:Path, root:Path=ROOT) -> float:
+    "The largest weight difference between the copy's refitted maps and the checkout's (the judge's, the probe's, the words')."
+    load = lambda base, name: json.loads((base / RESOURCES / name).read_text())
+    return max(largest_difference(load(copy, n), load(root, n)) for n in MAPS)
+
+
+def f3(x): return f"{x:.3f}"
+
+
+def dev_cell(d:dict, method:str, task:str) -> str:
+    "'F1 / AUROC' of one method and task of the granular dev rows."
+    f = d['dev'].get(method, {}).get(task)
+    return '-' if f is None else f"{f3(f[0])} / {f3(f[1])}"
+
+
+def table(results:list[dict], shipped:dict) -> str:
+    "The figures side by side, the shipped rule set's refit first."
+    head = ('| rules | judge | probe AUC e / a / r | mistake cut | out of fold F1, mistakes / omissions | granular test | '
+            'short captions (rule) | corrected rate | short AUROC | short precision Spearman | dev mistakes F1 / AUROC | '
+            'dev omissions | dev PoSh+words omissions |')
+    lines = [head, '|' + '---|' * (head.count('|') - 1)]
+    for d in results:
+        p = d['probe_auc']
+        lines.append(f"| `{d['rules']}` | `{d['judge']}` | {' / '.join(f3(p.get(k, float('nan'))) for k in ('entity', 'attribute', 'relation'))} "
+                     f"| {d['cut']:.2f} | {f3(d['rule_f1'][0])} / {f3(d['rule_f1'][1])} | {f3(d['rule_test'][0])} / {f3(d['rule_test'][1])} "
+                     f"| {f3(d['rule_short'])} | {f3(d['corrected'])} | {f3(d['short_auroc'])} | {f3(d['short_spearman'])} "
+                     f"| {dev_cell(d, 'PoSh', 'mistakes')} | {dev_cell(d, 'PoSh', 'omissions')} | {dev_cell(d, 'PoSh+words', 'omissions')} |")
+    d = results[0]['map_difference']
+    lines.append('')
+    lines.append(f"The shipped rule set's refit (`{results[0]['rules']}`, `{results[0]['judge']}`; shipped `{shipped['judge']}`) "
+                 f"{'reproduces' if d <= TOLERANCE else 'does NOT reproduce'} the shipped maps: largest weight difference {d:.1e}.")
+    return '\n'.join(lines)
+
+
+def shipped_judge(root:Path=ROOT) -> str:
+    "The shipped judge's tag, from the committed held-out figures' signature."
+    sig = json.loads((root / 'data' / 'results' / 'held_out' / 'held_out.json').read_text())['rows'][0]['signature']
+    return re.search(r'\|judge:([^|]+)\|', sig).group(1)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split('\n')[0])
+    ap.add_argument('--rules', nargs='+', required=True, help='candidate rule sets (posh.graphs.get_rules names)')
+    ap.add_argument('--keep', default=None, help='keep the scratch copies (resources, logs) under this folder')
+    ap.add_argument('--json', default=None, help='also write the figures to this JSON file')
+    a = ap.parse_args(argv)
+    from posh.graphs import get_rules
+    for r in a.rules: get_rules(r)   # an unknown name fails here, before any refit
+    v = shipped_versions()
+    scratch = Path(a.keep or tempfile.mkdtemp(prefix='graph_refit.'))
+    scratch.mkdir(parents=True, exist_ok=True)
+    t0, results = time.perf_counter(), []
+    try:
+        for rules in [v['rules']] + [r for r in a.rules if r != v['rules']]:
+            print(f"{rules}: refitting in {scratch} ...", file=sys.stderr, flush=True)
+            results.append(measure(rules, v, scratch))
+            print(f"{rules}: {results[-1]['seconds']:.0f}s", file=sys.stderr, flush=True)
+    finally:
+        if not a.keep: shutil.rmtree(scratch, ignore_errors=True)
+    print(f"Judge figures after a refit on each rule set's graphs (`python benchmarks/graph_refit.py --rules {' '.join(a.rules)}`; "
+          f"{time.perf_counter() - t0:.0f}s in all)\n")
+    print(table(results, {'judge': shipped_judge()}))
+    if a.json: Path(a.json).write_text(json.dumps(results, indent=1) + '\n')
+
+
+if __name__ == '__main__': main()
