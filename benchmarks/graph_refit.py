@@ -5,6 +5,12 @@ figures, not on graph figures alone (`graphs.py`, `discosg_graphs.py`, `span_cov
 
     OMP_NUM_THREADS=2 .venv/bin/python benchmarks/graph_refit.py --rules v6-spatial_preps-no_of_relations
     OMP_NUM_THREADS=2 .venv/bin/python benchmarks/graph_refit.py --rules v6-active_voice v5 --json out.json --keep /tmp/refits
+    OMP_NUM_THREADS=2 .venv/bin/python benchmarks/graph_refit.py --rules v6-spatial_preps-no_of_relations --graphs
+
+`--graphs` also prints each rule set's graph figures, measured in this checkout on dev data only (a few minutes): the
+gold graphs' dev set (`graphs.py --quality`: element F1, relations precision / recall), the granular dev set's marked
+words inside the scoring and framing spans (`span_coverage.py`), and the DiscoSG dev part (`discosg_graphs.py`: SPICE
+F1, relations precision / recall; after `make setup-discosg`, and only where ../shared has the captions).
 
 Each configuration (the shipped rule set first, then every `--rules` name that `posh.graphs.get_rules` knows) runs in a
 scratch copy of this checkout (its tracked and untracked files, not the ignored ones: uncommitted changes are measured).
@@ -22,11 +28,12 @@ recipes of the CHANGELOG run in order, with this interpreter, each writing the c
 
 The shipped versions are reused so that the shipped rule set's refit can be held against the shipped maps: the line
 under the table gives the largest difference between their weights (the fits are deterministic up to floating-point
-noise, about 1e-6, which also moves the maps' tags). The table prints every figure that
-the CHANGELOG's refit tables carry from these tools; a row is comparable with the first one only, as both were
-refitted the same way in the same run. About 7 minutes per configuration on two cores.
+noise, about 1e-6, which also moves the maps' tags). The table prints every figure that the CHANGELOG's refit tables
+carry from these tools; a row is comparable with the first one only, as both were refitted the same way. About 7
+minutes per configuration on two cores. With `--keep DIR` a run resumes: a configuration whose copy in DIR finished
+for the same state of the checkout (HEAD, uncommitted changes, untracked files) is read back, not refitted again.
 """
-import argparse, json, os, re, shutil, subprocess, sys, tempfile, time
+import argparse, hashlib, importlib.util, json, os, re, shutil, subprocess, sys, tempfile, time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -112,16 +119,31 @@ def figures(copy:Path, log_text:str) -> dict:
             'dev': dev}
 
 
-def measure(rules:str, v:dict, scratch:Path) -> dict:
-    "One configuration: copy, set its rules, refit, measure."
+def checkout_state(root:Path=ROOT) -> str:
+    "A hash of HEAD, the uncommitted changes and the untracked files: a kept copy is read back for the same state only."
+    git = lambda *a: subprocess.run(['git', *a], cwd=root, check=True, capture_output=True).stdout
+    h = hashlib.sha256(git('rev-parse', 'HEAD') + git('diff', 'HEAD', '--binary'))
+    for f in filter(None, git('ls-files', '-z', '-o', '--exclude-standard').decode().split('\0')):
+        if (root / f).is_file(): h.update(f.encode() + b'\0' + (root / f).read_bytes())
+    return h.hexdigest()[:16]
+
+
+def measure(rules:str, v:dict, scratch:Path, state:str) -> dict:
+    "One configuration: copy, set its rules, refit, measure (or read back a finished copy of the same checkout state)."
     copy = scratch / re.sub(r'[^A-Za-z0-9_.-]', '_', rules)
-    if copy.exists(): raise SystemExit(f"{copy} exists (a copy kept by an earlier run): remove it or --keep another folder")
+    done = copy / 'figures.json'
+    if done.is_file():
+        out = json.loads(done.read_text())
+        if out.get('state') == state: return out
+        raise SystemExit(f"{copy} holds a refit of another state of the checkout: remove it or --keep another folder")
+    if copy.exists(): shutil.rmtree(copy)   # a copy an interrupted run left unfinished: start it again
     copy.mkdir(parents=True)
     copy_checkout(copy)
     set_rules(copy, rules)
     with open(copy / 'refit.log', 'w') as log: seconds = run_steps(copy, v, log)
     out = figures(copy, (copy / 'refit.log').read_text())
-    out.update(rules=rules, seconds=sum(seconds.values()), map_difference=map_difference(copy))
+    out.update(rules=rules, seconds=sum(seconds.values()), map_difference=map_difference(copy), state=state)
+    done.write_text(json.dumps(out, indent=1) + '\n')
     return out
 
 
@@ -175,6 +197,61 @@ def table(results:list[dict], shipped:dict) -> str:
     return '\n'.join(lines)
 
 
+def load_benchmark(name:str):
+    "A sibling benchmark script, as a module."
+    spec = importlib.util.spec_from_file_location(name, ROOT / 'benchmarks' / f'{name}.py')
+    mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+    return mod
+
+
+def run_json(args:list[str]) -> dict:
+    "Run a benchmark of this checkout with `--json`; its JSON."
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp) / 'out.json'
+        r = subprocess.run([sys.executable, *args, '--json', str(out)], cwd=ROOT, capture_output=True, text=True)
+        if r.returncode: raise SystemExit(f"{' '.join(args)} failed with exit {r.returncode}:\n{(r.stdout + r.stderr)[-3000:]}")
+        return json.loads(out.read_text())
+
+
+def discosg_ready() -> str:
+    "'' when the DiscoSG benchmark can run here, else why not."
+    data = (ROOT / load_benchmark('discosg_graphs').DEFAULT_DATA).resolve()
+    if not data.is_file(): return f"no DiscoSG captions at {data}"
+    missing = [m for m in ('factual_scene_graph', 'nltk', 'tabulate') if importlib.util.find_spec(m) is None]
+    return f"FACTUAL's evaluator is not installed ({', '.join(missing)} missing: make setup-discosg)" if missing else ''
+
+
+def graph_figures(rules:list[str]) -> dict:
+    "Per rule set: gold dev (element F1, relations P, R), spans (mistakes, omissions inside) and DiscoSG dev (SPICE, relations P, R)."
+    from posh.graphs import GraphExtractor
+    Gb = load_benchmark('graphs')
+    res = Gb.quality({r: GraphExtractor('en_core_web_sm', 'rules', rules=r) for r in rules}, Gb.load_scorer(),
+                     ROOT / 'data' / 'gold_graphs' / 'dev.jsonl')
+    out = {r: {'gold': (res[r]['combined'][1][2], *res[r]['relation'][1][:2])} for r in rules}
+    cov = run_json(['benchmarks/span_coverage.py', '--sets', 'dev', '--rules', *rules])['sets']['dev']
+    for r in rules:
+        c = cov[f'{r}, modifiers']['scoring+framing']
+        out[r]['spans'] = tuple(c[k]['marked_inside'] / c[k]['marked'] for k in ('mistakes', 'omissions'))
+    why = discosg_ready()
+    if why: print(f"DiscoSG left out: {why}", file=sys.stderr)
+    else:
+        dis = run_json(['benchmarks/discosg_graphs.py', '--part', 'dev', '--rules', *rules])['parts']['dev']['rules']
+        for r in rules:
+            d = dis[r]
+            out[r]['discosg'] = (d['spice_f1'][0], d['relations']['precision'][0], d['relations']['recall'][0])
+    return out
+
+
+def graph_table(g:dict) -> str:
+    "The graph figures side by side."
+    cell = lambda v: '-' if v is None else ' / '.join(f3(x) for x in v)
+    lines = ['| rules | gold dev: element F1 / relations P / R | marked words inside spans, granular dev (mistakes / omissions) '
+             '| DiscoSG dev: SPICE F1 / relations P / R |', '|---|---|---|---|']
+    for r, d in g.items():
+        lines.append(f"| `{r}` | {cell(d.get('gold'))} | {cell(d.get('spans'))} | {cell(d.get('discosg'))} |")
+    return '\n'.join(lines)
+
+
 def shipped_judge(root:Path=ROOT) -> str:
     "The shipped judge's tag, from the committed held-out figures' signature."
     sig = json.loads((root / 'data' / 'results' / 'held_out' / 'held_out.json').read_text())['rows'][0]['signature']
@@ -186,23 +263,29 @@ def main(argv=None):
     ap.add_argument('--rules', nargs='+', required=True, help='candidate rule sets (posh.graphs.get_rules names)')
     ap.add_argument('--keep', default=None, help='keep the scratch copies (resources, logs) under this folder')
     ap.add_argument('--json', default=None, help='also write the figures to this JSON file')
+    ap.add_argument('--graphs', action='store_true', help='also the graph figures on dev data (gold, spans, DiscoSG)')
     a = ap.parse_args(argv)
     from posh.graphs import get_rules
     for r in a.rules: get_rules(r)   # an unknown name fails here, before any refit
     v = shipped_versions()
     scratch = Path(a.keep or tempfile.mkdtemp(prefix='graph_refit.'))
     scratch.mkdir(parents=True, exist_ok=True)
-    t0, results = time.perf_counter(), []
+    t0, results, state = time.perf_counter(), [], checkout_state()
     try:
         for rules in [v['rules']] + [r for r in a.rules if r != v['rules']]:
             print(f"{rules}: refitting in {scratch} ...", file=sys.stderr, flush=True)
-            results.append(measure(rules, v, scratch))
+            results.append(measure(rules, v, scratch, state))
             print(f"{rules}: {results[-1]['seconds']:.0f}s", file=sys.stderr, flush=True)
     finally:
         if not a.keep: shutil.rmtree(scratch, ignore_errors=True)
-    print(f"Judge figures after a refit on each rule set's graphs (`python benchmarks/graph_refit.py --rules {' '.join(a.rules)}`; "
+    print(f"Judge figures after a refit on each rule set's graphs (`python benchmarks/graph_refit.py {' '.join(argv or sys.argv[1:])}`; "
           f"{time.perf_counter() - t0:.0f}s in all)\n")
     print(table(results, {'judge': shipped_judge()}))
+    if a.graphs:
+        g = graph_figures([d['rules'] for d in results])
+        print('\nGraph figures on dev data (gold dev graphs, granular dev spans, DiscoSG dev captions)\n')
+        print(graph_table(g))
+        for d in results: d['graphs'] = g[d['rules']]
     if a.json: Path(a.json).write_text(json.dumps(results, indent=1) + '\n')
 
 

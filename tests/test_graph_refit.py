@@ -1,6 +1,7 @@
 """benchmarks/graph_refit.py: the scratch copy of the checkout, the candidate's rule set made the embedded one there
 (checked by importing the copy's posh in a fresh interpreter), the steps with the shipped map versions, and the
-parsing of what the steps print. The refit itself (about 7 minutes per rule set) is the benchmark's, not a test's."""
+parsing of what the steps print, and the tables. The refit itself (about 7 minutes per rule set) and the graph
+figures (`--graphs`, a few minutes) are the benchmark's, not a test's."""
 import importlib.util, json, os, subprocess, sys
 from pathlib import Path
 
@@ -61,3 +62,24 @@ def test_largest_difference():
     assert abs(G.largest_difference(moved, shipped) - 0.25) < 1e-9
     moved['weights'][k] = moved['weights'][k][:-1]
     assert G.largest_difference(moved, shipped) == float('inf')
+
+
+def test_graph_table():
+    g = {'v6': {'gold': (0.739, 0.623, 0.497), 'spans': (0.725, 0.648)},
+         'v5': {'gold': (0.737, 0.6, 0.5), 'spans': (0.723, 0.644), 'discosg': (0.554, 0.236, 0.251)}}
+    lines = G.graph_table(g).splitlines()
+    assert all(l.count('|') == lines[0].count('|') for l in lines)
+    assert lines[2] == '| `v6` | 0.739 / 0.623 / 0.497 | 0.725 / 0.648 | - |'
+    assert lines[3].endswith('| 0.554 / 0.236 / 0.251 |')
+    why = G.discosg_ready()   # '' where ../shared has the captions and FACTUAL is installed (make setup-discosg)
+    assert why == '' or 'DiscoSG' in why or 'FACTUAL' in why
+
+
+def test_resume_reads_back_a_finished_copy(tmp_path):
+    state = G.checkout_state()
+    assert state == G.checkout_state() and len(state) == 16
+    copy = tmp_path / 'v6-spatial_preps'; copy.mkdir()
+    (copy / 'figures.json').write_text(json.dumps({'rules': 'v6-spatial_preps', 'state': state, 'cut': 3.5}))
+    assert G.measure('v6-spatial_preps', G.shipped_versions(), tmp_path, state)['cut'] == 3.5   # no refit: read back
+    with pytest.raises(SystemExit, match='another state of the checkout'):
+        G.measure('v6-spatial_preps', G.shipped_versions(), tmp_path, 'f' * 16)
