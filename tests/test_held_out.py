@@ -43,8 +43,10 @@ def test_shipped_judge_held_out_figures(tmp_path):
     g, w = got['rows'][0], want['rows'][0]
     hint = "the shipped judge's held-out figures changed: rerun python benchmarks/held_out.py --no-embed-baselines --json data/results/held_out/held_out.json and report them"
     assert g['signature'] == w['signature'], hint
+    # 1e-6: the judge's sentence vectors differ between CPUs in their last bits (an AMD EPYC gives a Pearson 3e-8 away
+    # from the machine that wrote the file); a refit or a code change moves these figures by far more
     for k in ('corrected_rate', 'corrected_rate_dev', 'corrected_rate_test', 'short_auroc', 'short_precision_spearman', 'short_precision_pearson'):
-        assert g[k] == pytest.approx(w[k], abs=1e-9), (hint, k, g[k], w[k])
+        assert g[k] == pytest.approx(w[k], abs=1e-6), (hint, k, g[k], w[k])
     for k, v in want['baselines'].items(): assert got['baselines'][k] == pytest.approx(v, abs=1e-9), (hint, k)
     # issue 49's bar on detailed descriptions: precision prefers the hand-corrected generation on 95% of the 50 pairs
     assert g['corrected_rate'] >= 0.95, g['corrected_rate']
