@@ -29,8 +29,8 @@ recipes of the CHANGELOG run in order, with this interpreter, each writing the c
 The shipped versions are reused so that the shipped rule set's refit can be held against the shipped maps: the line
 under the table gives the largest difference between their weights (the fits are deterministic up to floating-point
 noise, about 1e-6, which also moves the maps' tags). The table prints every figure that the CHANGELOG's refit tables
-carry from these tools; a row is comparable with the first one only, as both were refitted the same way. About 7
-minutes per configuration on two cores. With `--keep DIR` a run resumes: a configuration whose copy in DIR finished
+carry from these tools; a row is comparable with the first one only, as both were refitted the same way. About 5
+minutes per configuration on two cores (4.5 on an AMD EPYC, more on slower shared cores). With `--keep DIR` a run resumes: a configuration whose copy in DIR finished
 for the same state of the checkout (HEAD, uncommitted changes, untracked files) is read back, not refitted again.
 """
 import argparse, hashlib, importlib.util, json, os, re, shutil, subprocess, sys, tempfile, time
