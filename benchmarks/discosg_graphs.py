@@ -224,13 +224,28 @@ def print_errors(rules:str, part:str, errs:dict):
 
 MISS_KINDS = ('matched', 'same pair, other predicate', 'both entities, no relation', 'an entity missing')
 
-def sort_relations(p_el:dict, g_el:dict, idx:list, k:int) -> dict:
+def sentence_lemmas(nlp, captions:dict) -> dict:
+    "Per caption (index -> text): the set of lower-cased lemmas of each of its sentences."
+    docs = nlp.pipe(captions.values(), disable=[p for p in ('ner',) if p in nlp.pipe_names], batch_size=64)
+    return {i: [{t.lemma_.lower() for t in sent} for sent in d.sents] for i, d in zip(captions, docs)}
+
+
+def named_together(sents:list, s:str, o:str) -> bool:
+    "Does one sentence (a set of lemmas, `sentence_lemmas`) hold the last words of both entity names?"
+    a, b = s.split()[-1], o.split()[-1]
+    return any(a in L and b in L for L in sents)
+
+
+def sort_relations(p_el:dict, g_el:dict, idx:list, k:int, sents:dict|None=None) -> dict:
     """Each gold relation of the captions `idx`, sorted by what the prediction has of it (`MISS_KINDS`): the relation; the
     same two entities related with another predicate (either way round); both entities but no relation between them;
     or not both entities. Per sort: the count and the `k` commonest gold predicates (for the other-predicate sort,
-    gold predicate -> the predicted ones; for a missing entity, the entity). How `v4`'s fixes were chosen (dev only)."""
+    gold predicate -> the predicted ones; for a missing entity, the entity). How `v4`'s fixes were chosen (dev only).
+    With `sents` (`sentence_lemmas`), the no-relation sort also counts the relations whose two entities no sentence of
+    the caption names together (`named_together`): relations the experts inferred across sentences or from the scene."""
     from collections import Counter
     counts, top = Counter(), {m: Counter() for m in MISS_KINDS}
+    apart = 0
     for i in idx:
         p, g = p_el[i], g_el[i]
         pairs = {}
@@ -239,17 +254,22 @@ def sort_relations(p_el:dict, g_el:dict, idx:list, k:int) -> dict:
         for s, pr, o in g['relations']:
             if (s, pr, o) in p['relations']: m, key = MISS_KINDS[0], pr
             elif (s, o) in pairs: m, key = MISS_KINDS[1], f"{pr} -> {' / '.join(sorted(pairs[(s, o)]))}"
-            elif s in p['entities'] and o in p['entities']: m, key = MISS_KINDS[2], pr
+            elif s in p['entities'] and o in p['entities']:
+                m, key = MISS_KINDS[2], pr
+                apart += sents is not None and not named_together(sents[i], s, o)
             else: m, key = MISS_KINDS[3], s if s not in p['entities'] else o
             counts[m] += 1; top[m][key] += 1
-    return {m: {'gold relations': counts[m], 'commonest': top[m].most_common(k)} for m in MISS_KINDS}
+    out = {m: {'gold relations': counts[m], 'commonest': top[m].most_common(k)} for m in MISS_KINDS}
+    if sents is not None: out[MISS_KINDS[2]]['named in no common sentence'] = apart
+    return out
 
 
 def print_sorted(rules:str, part:str, res:dict):
     n = sum(v['gold relations'] for v in res.values())
     print(f"\n--- the experts' relations on {part} ({n}), sorted by what {rules} has of them")
     for m, v in res.items():
-        print(f"  {m}: {v['gold relations']} ({v['gold relations'] / max(n, 1):.3f}); " +
+        apart = f"{v['named in no common sentence']} named in no common sentence; " if 'named in no common sentence' in v else ''
+        print(f"  {m}: {v['gold relations']} ({v['gold relations'] / max(n, 1):.3f}); {apart}" +
               '; '.join(f'{x}: {c}' for x, c in v['commonest']))
 
 
@@ -278,7 +298,8 @@ def main(argv=None):
     ap.add_argument('--show', type=int, default=0, metavar='N', help="print the first N captions' elements per kind")
     ap.add_argument('--errors', type=int, default=0, metavar='K', help='print the K most frequent false and missed elements per kind')
     ap.add_argument('--sort-misses', type=int, default=0, metavar='K', help="sort the experts' relations by what each rule set has of "
-                    "them (matched, other predicate, no relation, an entity missing), with the K commonest of each")
+                    "them (matched, other predicate, no relation, an entity missing), with the K commonest of each, and how many of "
+                    "the unrelated pairs no sentence names together")
     ap.add_argument('--json', default=None, metavar='OUT', help='write all figures to this JSON file')
     a = ap.parse_args(argv)
     root = checkout_root()
@@ -325,9 +346,10 @@ def main(argv=None):
         print_part(part, len(idx), res)
     for part in show_parts if a.errors else []:
         for r in a.rules: print_errors(r, part, frequent_errors(p_el[r], g_el, parts[part], a.errors))
+    sents = sentence_lemmas(nlp, {i: rows[i]['caption'] for i in todo}) if a.sort_misses else None
     for part in show_parts if a.sort_misses else []:
         for r in a.rules:
-            res = sort_relations(p_el[r], g_el, parts[part], a.sort_misses)
+            res = sort_relations(p_el[r], g_el, parts[part], a.sort_misses, sents)
             print_sorted(r, part, res)
             out['parts'][part]['rules'][r]['relations_sorted'] = res
     for i in todo[:a.show]:

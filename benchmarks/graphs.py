@@ -6,8 +6,12 @@ passes each; prints descriptions per second, the share of parse / coreference / 
 Quality (`--quality`): element precision, recall and F1 (tools/score_graphs.py) per kind (entities, attributes,
 part-whole links, relations) and in total, of the base commit's extractor and of the current rule sets (`--rules`,
 default `reference` and `v2`) on data/gold_graphs/dev.jsonl, or on the held-out `--gold data/gold_graphs/test.jsonl`.
+Difference (`--diff A B`, no speed measure): the gold elements (entities, attributes, relations) that one rule set's
+graphs match and the other's do not, text by text, with their counts: where a change of rules wins or loses on the
+gold graphs (dev only when choosing rules).
 
 Usage: .venv/bin/python benchmarks/graphs.py [--quality] [--rules reference v2] [--gold data/gold_graphs/dev.jsonl] [--base cdca388] [--repeat 3] [--coref rules]
+       .venv/bin/python benchmarks/graphs.py --diff v2 v6 [--gold data/gold_graphs/dev.jsonl]
 """
 import argparse, importlib, importlib.util, io, json, subprocess, sys, tarfile, tempfile, time
 from pathlib import Path
@@ -70,6 +74,53 @@ def quality(extractors:dict, S, gold_path:Path) -> dict:
         out[name] = S.score(gold, preds)[1]
     return out
 
+DIFF_KINDS = ('entities', 'attributes', 'relations')
+
+def matched_gold(S, gold_row:dict, pred:dict) -> dict:
+    """The gold elements of one text that the prediction (posh graph schema) matches, per kind (`DIFF_KINDS`), by the
+    scorer's rules (plural names, attribute and predicate stems, a predicate matching when one's words hold the
+    other's); a relation is listed when some predicted relation is compatible with it, so a prediction that matches
+    two gold relations lists both where the scorer's one-to-one count takes one."""
+    g, p = S.gold_graph(gold_row), S.pred_graph(pred)
+    gmap, pmap = S.singular_map(set(g['ents']), set(p['ents'])), S.singular_map(set(p['ents']), set(g['ents']))
+    ents = set(pmap[n] for n in p['ents'])
+    attrs = set((pmap[n], S.norm_attr(a)) for n, a in p['attrs'])
+    rels = [(pmap[s], S.pred_words(r), pmap[o]) for s, r, o in p['rels']]
+    out = {k: [] for k in DIFF_KINDS}
+    for n in dict.fromkeys(g['ents']):
+        if gmap[n] in ents: out['entities'].append(n)
+    for n, a in dict.fromkeys(g['attrs']):
+        if (gmap[n], S.norm_attr(a)) in attrs: out['attributes'].append(f'{n}: {a}')
+    for s, r, o in dict.fromkeys(g['rels']):
+        w = S.pred_words(r)
+        if any(x[0] == gmap[s] and x[2] == gmap[o] and S.predicates_match(w, x[1]) for x in rels):
+            out['relations'].append(f'{s} - {r} - {o}')
+    return out
+
+def diff(extractors:dict, S, gold_path:Path) -> dict:
+    """For two extractors (name -> GraphExtractor) on the gold graphs of `gold_path`: per text and kind, the gold
+    elements that only the first matches ('lost' by the second) and only the second matches ('won')."""
+    gold = S.load_jsonl(gold_path)
+    texts = S.load_texts(ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl', [d['id'] for d in gold])
+    (na, ea), (nb, eb) = extractors.items()
+    ga, gb = (ex([texts[d['id']] for d in gold]) for ex in (ea, eb))
+    out = {}
+    for d, a, b in zip(gold, ga, gb):
+        ma, mb = (matched_gold(S, d, dict(x.to_dict(), id=d['id'])) for x in (a, b))
+        out[d['id']] = {k: {'lost': [e for e in ma[k] if e not in mb[k]], 'won': [e for e in mb[k] if e not in ma[k]]}
+                        for k in DIFF_KINDS}
+    return out
+
+def print_diff(res:dict, a:str, b:str, gold_path:Path):
+    "Each text's lost and won gold elements, then the totals per kind."
+    print(f"Gold elements of {gold_path.name} that {a} matches and {b} does not (lost), and the reverse (won)")
+    for tid, kinds in res.items():
+        lines = [f"  {k} {w}: " + '; '.join(v[w]) for k, v in kinds.items() for w in ('lost', 'won') if v[w]]
+        if lines: print(tid); print('\n'.join(lines))
+    print(f"\n| kind | lost by {b} | won by {b} |\n|---|---|---|")
+    for k in DIFF_KINDS:
+        print(f"| {k} | {sum(len(v[k]['lost']) for v in res.values())} | {sum(len(v[k]['won']) for v in res.values())} |")
+
 QUALITY_KINDS = (('entity', 'entities'), ('attribute', 'attributes'), ('part_of', 'part-whole'), ('relation', 'relations'))
 
 def print_quality(res:dict, gold_path:Path):
@@ -88,7 +139,7 @@ def print_quality(res:dict, gold_path:Path):
     for name, r in res.items():
         print(f"| {name} | " + ' | '.join(' / '.join(str(x) for x in r[k][0]) for k, _ in QUALITY_KINDS) + " |")
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.split('\n\n')[0])
     ap.add_argument('--base', default=BASE_COMMIT, help='commit whose extractor is the baseline')
     ap.add_argument('--parser', default='en_core_web_sm')
@@ -98,10 +149,16 @@ def main():
     ap.add_argument('--rules', nargs='+', default=['reference', 'v2'], help='rule sets scored by --quality (posh.graphs.get_rules names)')
     ap.add_argument('--gold', default=str(ROOT / 'data/gold_graphs/dev.jsonl'), help='gold graphs scored by --quality (dev.jsonl; test.jsonl: held out)')
     ap.add_argument('--data', default=str(ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl'))
-    a = ap.parse_args()
+    ap.add_argument('--diff', nargs=2, metavar=('A', 'B'), help='only list the gold elements rule set A matches and B does not, and the reverse')
+    a = ap.parse_args(argv)
     cwd = Path.cwd()   # the posh measured: the current directory's checkout when it has one (another worktree's rules), else this file's
     sys.path.insert(0, str(cwd if (cwd / 'posh' / '__init__.py').is_file() else ROOT))
-    from posh.graphs import GraphExtractor
+    from posh.graphs import GraphExtractor, get_rules
+    if a.diff:
+        for r in a.diff: get_rules(r)   # an unknown name fails before any work
+        gold = Path(a.gold).resolve()
+        print_diff(diff({r: GraphExtractor(a.parser, a.coref, rules=r) for r in a.diff}, load_scorer(), gold), *a.diff, gold)
+        return
     rows = [json.loads(l) for l in open(a.data)]
     texts = [r['reference'] for r in rows] + [r['generation'] for r in rows]
     with tempfile.TemporaryDirectory() as tmp:

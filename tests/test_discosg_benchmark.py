@@ -37,6 +37,25 @@ def test_parse_and_match():
     assert errs['entities'] == {'predicted only': [('sky', 1)], 'gold only': []}
 
 
+def test_sort_relations():
+    # written for this test: a harbour in two sentences ("Two boats float on the water. A gull perches on a post.")
+    gold = {0: D.kind_elements([('boat', 'float on', 'water'), ('gull', 'perch on', 'post'), ('gull', 'above', 'boat'),
+                                ('boat', 'near', 'post'), ('boat', 'under', 'sky')])}
+    pred = {0: D.kind_elements([('boat', 'float on', 'water'), ('post', 'under', 'gull'), ('boat', 'near', 'water'),
+                                ('post', 'is', 'wooden')])}
+    nlp = load_parser('en_core_web_sm')
+    sents = D.sentence_lemmas(nlp, {0: 'Two boats float on the water. A gull perches on a post near the boats.'})
+    assert D.named_together(sents[0], 'gull', 'boat') and not D.named_together(sents[0], 'boat', 'water buffalo')
+    res = D.sort_relations(pred, gold, [0], 3, sents)
+    assert [res[m]['gold relations'] for m in D.MISS_KINDS] == [1, 1, 2, 1]   # matched; other predicate; unrelated; no sky
+    assert res['same pair, other predicate']['commonest'] == [('perch on -> (reversed) under', 1)]
+    assert res['both entities, no relation']['named in no common sentence'] == 0   # gull and boat, boat and post: sentence 2
+    far = D.sort_relations(pred, gold, [0], 3, {0: [{'boat', 'water'}, {'gull', 'post'}]})
+    assert far['both entities, no relation']['named in no common sentence'] == 2
+    assert 'named in no common sentence' not in D.sort_relations(pred, gold, [0], 3)['both entities, no relation']
+    assert res['an entity missing']['commonest'] == [('sky', 1)]
+
+
 def test_split_and_bootstrap():
     parts = D.split_parts(300)
     assert (len(parts['dev']), len(parts['held'])) == (240, 60) and not set(parts['dev']) & set(parts['held'])
