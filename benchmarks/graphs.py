@@ -102,7 +102,7 @@ def diff(extractors:dict, S, gold_path:Path) -> dict:
     elements that only the first matches ('lost' by the second) and only the second matches ('won')."""
     gold = S.load_jsonl(gold_path)
     texts = S.load_texts(ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl', [d['id'] for d in gold])
-    (na, ea), (nb, eb) = extractors.items()
+    (_, ea), (_, eb) = extractors.items()
     ga, gb = (ex([texts[d['id']] for d in gold]) for ex in (ea, eb))
     out = {}
     for d, a, b in zip(gold, ga, gb):
@@ -155,7 +155,9 @@ def main(argv=None):
     sys.path.insert(0, str(cwd if (cwd / 'posh' / '__init__.py').is_file() else ROOT))
     from posh.graphs import GraphExtractor, get_rules
     if a.diff:
-        for r in a.diff: get_rules(r)   # an unknown name fails before any work
+        if a.diff[0] == a.diff[1]: ap.error(f"--diff needs two different rule sets, not {a.diff[0]!r} twice")
+        try: [get_rules(r) for r in a.diff]   # an unknown name fails before any work
+        except ValueError as e: ap.error(str(e))
         gold = Path(a.gold).resolve()
         print_diff(diff({r: GraphExtractor(a.parser, a.coref, rules=r) for r in a.diff}, load_scorer(), gold), *a.diff, gold)
         return
