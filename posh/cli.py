@@ -665,7 +665,7 @@ def add_graph_args(sp):
     "Options of scene-graph extraction."
     sp.add_argument('--parser', default='en_core_web_sm', help="spaCy pipeline (paper: en_core_web_trf)")
     sp.add_argument('--coref', default='rules', choices=['rules', 'maverick'], help="coreference resolver")
-    sp.add_argument('--rules', default='v6', choices=['v6', 'v5', 'v4', 'v3', 'v2', 'reference'],
+    sp.add_argument('--rules', default='v7', choices=['v7', 'v6', 'v5', 'v4', 'v3', 'v2', 'reference'],
                     help="scene-graph rule set (paper: reference, the authors' extractor)")
 
 def add_metric_args(sp):
@@ -675,7 +675,7 @@ def add_metric_args(sp):
                     "configuration's")
     sp.add_argument('--parser', default=None, help="spaCy pipeline, overriding the configuration's")
     sp.add_argument('--coref', default=None, choices=['rules', 'maverick'], help="coreference, overriding the configuration's")
-    sp.add_argument('--rules', default=None, choices=['v6', 'v5', 'v4', 'v3', 'v2', 'reference'], help="scene-graph rule set, overriding the configuration's")
+    sp.add_argument('--rules', default=None, choices=['v7', 'v6', 'v5', 'v4', 'v3', 'v2', 'reference'], help="scene-graph rule set, overriding the configuration's")
     sp.add_argument('--scope', default=None, choices=['none', 'modifiers', 'phrases', 'heads'],
                     help="granular token scores: 'modifiers' gives each adjective and adverb that no element covers, in "
                          "both texts, to the elements of its first covered syntactic head ('a slightly curved beak': "

@@ -11,8 +11,8 @@ from .rules_parts import _part_of
 from .rules_relations import _noun_relations, _predicates, _verb, _wear
 
 # %% auto #0
-__all__ = ['V2_FIXES', 'V3_NEW', 'V3_FIXES', 'V4_NEW', 'V4_FIXES', 'V5_NEW', 'V5_FIXES', 'V6_NEW', 'V6_FIXES', 'UNJUDGEABLE',
-           'graph_rules']
+__all__ = ['V2_FIXES', 'V3_NEW', 'V3_FIXES', 'V4_NEW', 'V4_FIXES', 'V5_NEW', 'V5_FIXES', 'V6_NEW', 'V6_FIXES', 'V7_OFF',
+           'V7_FIXES', 'UNJUDGEABLE', 'graph_rules']
 
 # %% ../nbs/01a6_rules_assembly.ipynb #de7563b6
 V2_FIXES = ('repair', 'non_entities', 'negation', 'coref_conflicts', 'compound_attributes', 'collectives',
@@ -27,6 +27,8 @@ V5_NEW = ('garments', 'complement_participles', 'relative_objects', 'silent_plac
 V5_FIXES = V4_FIXES + V5_NEW
 V6_NEW = ('verb_roots', 'poss_conjuncts', 'fronted_subjects', 'subject_pronouns', 'covering_agents', 'coordination')
 V6_FIXES = V5_FIXES + V6_NEW
+V7_OFF = ('verb_attributes',)   # issue 54, fifth round: v6 with a v3 fix switched off again
+V7_FIXES = tuple(f for f in V6_FIXES if f not in V7_OFF)
 
 # %% ../nbs/01a6_rules_assembly.ipynb #fd00487c
 # what a judge cannot check against a reference: the writer's taste and mood, salience, and "visible" (v3 `unjudgeable`)
