@@ -30,8 +30,9 @@ The shipped versions are reused so that the shipped rule set's refit can be held
 under the table gives the largest difference between their weights (the fits are deterministic up to floating-point
 noise, about 1e-6, which also moves the maps' tags). The table prints every figure that the CHANGELOG's refit tables
 carry from these tools; a row is comparable with the first one only, as both were refitted the same way. About 5
-minutes per configuration on two cores (4.5 on an AMD EPYC, more on slower shared cores). With `--keep DIR` a run resumes: a configuration whose copy in DIR finished
-for the same state of the checkout (HEAD, uncommitted changes, untracked files) is read back, not refitted again.
+minutes per configuration on two cores (4.5 on an AMD EPYC, more on slower shared cores). With `--keep DIR` a run
+resumes: a configuration whose copy in DIR finished for the same state of the checkout (HEAD, uncommitted changes,
+untracked files) is read back, not refitted again.
 """
 import argparse, hashlib, importlib.util, json, os, re, shutil, subprocess, sys, tempfile, time
 from pathlib import Path

@@ -63,10 +63,14 @@ def speed(extractors:dict, texts:list, repeat:int):
             if name not in best or wall < best[name][0]: best[name] = (wall, dict(ex.timings))
     return best
 
+def gold_and_texts(S, gold_path:Path) -> tuple[list, dict]:
+    "The gold rows of `gold_path` and their IIW-400 reference texts (id -> text)."
+    gold = S.load_jsonl(gold_path)
+    return gold, S.load_texts(ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl', [d['id'] for d in gold])
+
 def quality(extractors:dict, S, gold_path:Path) -> dict:
     "The scorer's counts and figures of each extractor on the gold graphs of `gold_path` (IIW-400 references)."
-    gold = S.load_jsonl(gold_path)
-    texts = S.load_texts(ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl', [d['id'] for d in gold])
+    gold, texts = gold_and_texts(S, gold_path)
     out = {}
     for name, ex in extractors.items():
         graphs = ex([texts[d['id']] for d in gold])
@@ -100,8 +104,7 @@ def matched_gold(S, gold_row:dict, pred:dict) -> dict:
 def diff(extractors:dict, S, gold_path:Path) -> dict:
     """For two extractors (name -> GraphExtractor) on the gold graphs of `gold_path`: per text and kind, the gold
     elements that only the first matches ('lost' by the second) and only the second matches ('won')."""
-    gold = S.load_jsonl(gold_path)
-    texts = S.load_texts(ROOT / 'data/iiw400/p5b_vs_human_sxs.jsonl', [d['id'] for d in gold])
+    gold, texts = gold_and_texts(S, gold_path)
     (_, ea), (_, eb) = extractors.items()
     ga, gb = (ex([texts[d['id']] for d in gold]) for ex in (ea, eb))
     out = {}
