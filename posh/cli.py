@@ -9,17 +9,18 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 import posh
+from .graphs import EMBEDDED_GRAPHS, RULE_SETS
 from .rows import Row, read_rows, duplicate_ids, CLIError, InputError, judge_kwargs, read_lmms_eval_samples, check_unique_ids, missing_columns
 
 # %% auto #0
-__all__ = ['OUTPUT_FIELDS', 'ELEMENT_FIELDS', 'OUTPUT_FORMATS', 'CALL_SECONDS', 'example_pairs', 'output_schema', 'row_error',
-           'output_records', 'column_clashes', 'output_format', 'atomic_path', 'atomic_write', 'scored_rows',
-           'write_parquet', 'write_records', 'ScoreRun', 'plural', 'Progress', 'score_rows', 'check_writable',
-           'input_columns', 'check_paths', 'ready_judge', 'omission_words_map', 'row_words', 'call_seconds',
-           'warn_long', 'Say', 'print_corpus', 'lmms_eval_input', 'lmms_eval_tasks_dir', 'cmd_lmms_eval_tasks',
-           'cmd_score', 'write_html', 'cmd_graph', 'cmd_demo', 'engine_opts', 'cmd_score_ray', 'add_graph_args',
-           'add_metric_args', 'add_server_args', 'add_score_args', 'add_report_args', 'cmd_report', 'build_parser',
-           'main']
+__all__ = ['OUTPUT_FIELDS', 'ELEMENT_FIELDS', 'OUTPUT_FORMATS', 'CALL_SECONDS', 'RULE_SETS_NEWEST_FIRST', 'example_pairs',
+           'output_schema', 'row_error', 'output_records', 'column_clashes', 'output_format', 'atomic_path',
+           'atomic_write', 'scored_rows', 'write_parquet', 'write_records', 'ScoreRun', 'plural', 'Progress',
+           'score_rows', 'check_writable', 'input_columns', 'check_paths', 'ready_judge', 'omission_words_map',
+           'row_words', 'call_seconds', 'warn_long', 'Say', 'print_corpus', 'lmms_eval_input', 'lmms_eval_tasks_dir',
+           'cmd_lmms_eval_tasks', 'cmd_score', 'write_html', 'cmd_graph', 'cmd_demo', 'engine_opts', 'cmd_score_ray',
+           'add_graph_args', 'add_metric_args', 'add_server_args', 'add_score_args', 'add_report_args', 'cmd_report',
+           'build_parser', 'main']
 
 # %% ../nbs/08_cli.ipynb #050b3e5a
 def example_pairs() -> list[dict]:
@@ -661,11 +662,13 @@ def _positive(s):
     if v <= 0: raise argparse.ArgumentTypeError(f"must be more than 0, not {s}")
     return v
 
+RULE_SETS_NEWEST_FIRST = sorted(RULE_SETS, reverse=True)   # v7 ... v2, then reference
+
 def add_graph_args(sp):
     "Options of scene-graph extraction."
     sp.add_argument('--parser', default='en_core_web_sm', help="spaCy pipeline (paper: en_core_web_trf)")
     sp.add_argument('--coref', default='rules', choices=['rules', 'maverick'], help="coreference resolver")
-    sp.add_argument('--rules', default='v7', choices=['v7', 'v6', 'v5', 'v4', 'v3', 'v2', 'reference'],
+    sp.add_argument('--rules', default=EMBEDDED_GRAPHS['rules'], choices=RULE_SETS_NEWEST_FIRST,
                     help="scene-graph rule set (paper: reference, the authors' extractor)")
 
 def add_metric_args(sp):
@@ -675,7 +678,7 @@ def add_metric_args(sp):
                     "configuration's")
     sp.add_argument('--parser', default=None, help="spaCy pipeline, overriding the configuration's")
     sp.add_argument('--coref', default=None, choices=['rules', 'maverick'], help="coreference, overriding the configuration's")
-    sp.add_argument('--rules', default=None, choices=['v7', 'v6', 'v5', 'v4', 'v3', 'v2', 'reference'], help="scene-graph rule set, overriding the configuration's")
+    sp.add_argument('--rules', default=None, choices=RULE_SETS_NEWEST_FIRST, help="scene-graph rule set, overriding the configuration's")
     sp.add_argument('--scope', default=None, choices=['none', 'modifiers', 'phrases', 'heads'],
                     help="granular token scores: 'modifiers' gives each adjective and adverb that no element covers, in "
                          "both texts, to the elements of its first covered syntactic head ('a slightly curved beak': "

@@ -31,7 +31,7 @@ RULE_SETS = {'reference': RuleSet('reference'), 'v2': RuleSet('v2', frozenset(V2
              'v7': RuleSet('v7', frozenset(V7_FIXES))}
 EMBEDDED_GRAPHS = dict(parser='en_core_web_sm', coref='rules', rules='v7')  # the embedded configuration's extraction (posh.metric.CONFIGS)
 
-def get_rules(rules:str|RuleSet='v7') -> RuleSet:
+def get_rules(rules:str|RuleSet=EMBEDDED_GRAPHS['rules']) -> RuleSet:
     "The rule set called `rules` ('v7', 'v6', 'v5', 'v4', 'v3', 'v2' or 'reference', or 'v7-fix-fix' for `without('v7', fix, fix)`); a RuleSet passes through."
     if isinstance(rules, RuleSet): return rules
     base, *off = str(rules).split('-')
@@ -56,7 +56,7 @@ def v6_without(*fixes) -> RuleSet: return without('v6', *fixes)
 def v7_without(*fixes) -> RuleSet: return without('v7', *fixes)
 
 # %% ../nbs/01c_graphs.ipynb #bedb38ef
-def graph_from_doc(doc, clusters:list, rules:str|RuleSet='v7', lexicon:dict|None=None, depictable=None) -> SceneGraph:
+def graph_from_doc(doc, clusters:list, rules:str|RuleSet=EMBEDDED_GRAPHS['rules'], lexicon:dict|None=None, depictable=None) -> SceneGraph:
     "Assemble the scene graph of a parsed description given its coreference clusters (character spans) and a rule set."
     rules = get_rules(rules)
     if rules.name == 'reference': return graph_reference(doc, clusters)
@@ -89,7 +89,7 @@ class GraphExtractor:
     coref: str|CorefResolver = 'rules' # 'rules' (embedded) or 'maverick' (paper), or a resolver object
     gpu: bool = False                # parse on the GPU
     batch_size: int = 32             # texts per nlp.pipe batch
-    rules: str|RuleSet = 'v7'        # 'v7' (embedded), 'v6' (0.8), 'v5' (0.7.0), 'v4' (0.6.0), 'v3' (0.5.0), 'v2' (before issue 54) or 'reference' (paper), or a RuleSet (v7_without(...))
+    rules: str|RuleSet = EMBEDDED_GRAPHS['rules']   # 'v7' (embedded), 'v6' (0.8), 'v5' (0.7.0), 'v4' (0.6.0), 'v3' (0.5.0), 'v2' (before issue 54) or 'reference' (paper), or a RuleSet (v7_without(...))
 
     def __post_init__(self):
         self.ruleset = get_rules(self.rules)
@@ -126,7 +126,7 @@ class GraphExtractor:
         return out
 
 def extract_graphs(texts:list[str], parser:str='en_core_web_sm', coref:str='rules', batch_size:int=32,
-                   rules:str='v7') -> list[SceneGraph]:
+                   rules:str=EMBEDDED_GRAPHS['rules']) -> list[SceneGraph]:
     "One scene graph per text (loads the parser each call: keep a `GraphExtractor` for repeated use)."
     return GraphExtractor(parser, coref, batch_size=batch_size, rules=rules)(texts)
 
