@@ -12,7 +12,7 @@ from .rules_relations import _noun_relations, _predicates, _verb, _wear
 
 # %% auto #0
 __all__ = ['V2_FIXES', 'V3_NEW', 'V3_FIXES', 'V4_NEW', 'V4_FIXES', 'V5_NEW', 'V5_FIXES', 'V6_NEW', 'V6_FIXES', 'V7_OFF',
-           'V7_FIXES', 'UNJUDGEABLE', 'graph_rules']
+           'V7_FIXES', 'V8_NEW', 'V8_FIXES', 'UNJUDGEABLE', 'graph_rules']
 
 # %% ../nbs/01a6_rules_assembly.ipynb #de7563b6
 V2_FIXES = ('repair', 'non_entities', 'negation', 'coref_conflicts', 'compound_attributes', 'collectives',
@@ -29,6 +29,8 @@ V6_NEW = ('verb_roots', 'poss_conjuncts', 'fronted_subjects', 'subject_pronouns'
 V6_FIXES = V5_FIXES + V6_NEW
 V7_OFF = ('verb_attributes',)   # issue 54, fifth round: v6 with a v3 fix switched off again
 V7_FIXES = tuple(f for f in V6_FIXES if f not in V7_OFF)
+V8_NEW = ('frame_interiors', 'idioms')   # issue 54, sixth round: the idioms of generated descriptions (nbs/01a1)
+V8_FIXES = V7_FIXES + V8_NEW
 
 # %% ../nbs/01a6_rules_assembly.ipynb #fd00487c
 # what a judge cannot check against a reference: the writer's taste and mood, salience, and "visible" (v3 `unjudgeable`)

@@ -11,8 +11,8 @@ from .rules_parse import RELATIVE, unasserted, _conjuncts, _subjects, _determine
 # %% auto #0
 __all__ = ['QUANTIFIERS', 'PHOTO_NOUNS', 'FRAME_POSITIONS', 'FRAME_WIDE', 'COMPLEX_PREP_NOUNS', 'PROPERTY_NOUNS',
            'QUANTITY_NOUNS', 'LIGHT_NOUNS', 'LOCATIVE', 'ABSTRACT_NOUNS', 'MEASURE_NOUNS', 'MORE_MEASURES',
-           'ROLE_OBJECTS', 'OUTFIT_NOUNS', 'BACKDROP_NOUNS', 'TIME_NOUNS', 'INTERIOR_NOUNS', 'known_compound',
-           'find_heads']
+           'ROLE_OBJECTS', 'OUTFIT_NOUNS', 'BACKDROP_NOUNS', 'TIME_NOUNS', 'INTERIOR_NOUNS', 'SENSE_NOUNS',
+           'VIEWER_OWNERS', 'EYE_VERBS', 'known_compound', 'find_heads']
 
 # %% ../nbs/01a1_rules_entities.ipynb #fb4fe627
 QUANTIFIERS = set('several many few numerous multiple various countless both dozens hundreds thousands most'.split())
@@ -313,6 +313,33 @@ def _is_head(b, t, check_alias=True) -> bool:
         return t.lower_ in PERSONAL or t.lower_ in VIEWER_PRONOUNS
     return False
 
+# %% ../nbs/01a1_rules_entities.ipynb #a28d29c7
+SENSE_NOUNS = {'sense', 'feeling'}   # a sense of scale: no scale (v8 `idioms`)
+VIEWER_OWNERS = {'viewer', 'observer', 'onlooker', 'beholder', 'our', 'your', 'my'}   # the viewer's eye, our eyes
+EYE_VERBS = set('catch draw guide lead attract direct keep meet please'.split())   # catches the eye, keeps a watchful eye
+
+def _idiom_noun(t) -> bool:
+    "Is noun `t` the noun of an idiom, naming nothing depicted (v8 `idioms`: *a sense of scale*, *the viewer's eye*, *their day*)?"
+    lem, head = t.lemma_.lower(), t.head.lemma_.lower()
+    poss = [c for c in t.children if c.dep_ == 'poss']
+    if t.dep_ == 'pobj' and t.head.lower_ == 'of' and t.head.head.lemma_.lower() in SENSE_NOUNS: return True
+    if lem == 'eye':
+        return any(c.lemma_.lower() in VIEWER_OWNERS for c in poss) or (t.dep_ == 'nsubj' and head == 'see') or \
+               (t.dep_ == 'dobj' and head in EYE_VERBS and not poss)
+    if lem == 'stage' and t.dep_ == 'dobj' and head == 'take': return True   # takes center stage
+    if lem in TIME_NOUNS and poss: return True                                  # going about their day
+    return t.pos_ == 'PROPN' and t.dep_ == 'advmod'                             # "  Overall," read as a name
+
+def _v8_nouns(b):
+    "The v8 readings of nouns (issue 54): frame interiors [`frame_interiors`] and the nouns of idioms [`idioms`] are no entities."
+    for t in b.doc:
+        if t.pos_ not in NOUNS or t.i in b.skip: continue
+        if 'frame_interiors' in b.fix and t.lemma_.lower() in INTERIOR_NOUNS:
+            of = next((c for c in t.children if c.dep_ == 'prep' and c.lower_ == 'of'), None)
+            m = next((c for c in of.children if c.dep_ == 'pobj'), None) if of is not None else None
+            if m is not None and m.lemma_.lower() in PHOTO_NOUNS: b.skip.add(t.i); continue   # in the heart of the image
+        if 'idioms' in b.fix and _idiom_noun(t): b.skip.add(t.i)
+
 # %% ../nbs/01a1_rules_entities.ipynb #700b35e6
 def find_heads(b:_Builder):
     "Sort the nouns of `b.doc`: unasserted words, positions, non-entities, quoted words, collectives, aliases; then the entity heads."
@@ -321,5 +348,6 @@ def find_heads(b:_Builder):
     if 'non_entities' in b.fix: _non_entities(b); _quoted(b)
     if 'collectives' in b.fix: _collectives(b)
     _v3_nouns(b)
+    _v8_nouns(b)
     _aliases(b)
     b.heads = [t for t in b.doc if _is_head(b, t)]
