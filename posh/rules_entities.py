@@ -105,12 +105,18 @@ class _Builder:
 
 # %% ../nbs/01a1_rules_entities.ipynb #39c537eb
 def _positions(b):
-    "Position nouns: parts of complex prepositions (*in front of*), frame positions (not entities), or regions."
+    """Position nouns: parts of complex prepositions (*in front of*), frame positions (not entities), or regions. With v8
+    `frame_interiors`, the interior of the photograph is a frame position too (*in the heart of the image*)."""
     whole, skip = set(), set()
+    interiors = INTERIOR_NOUNS - FRAME_POSITIONS if 'frame_interiors' in b.fix else set()   # heart, midst
     for x in b.doc:
-        if x.lemma_.lower() not in FRAME_POSITIONS or x.pos_ not in NOUNS: continue
+        lem = x.lemma_.lower()
+        if (lem not in FRAME_POSITIONS and lem not in interiors) or x.pos_ not in NOUNS: continue
         of = next((c for c in x.children if c.dep_ == 'prep' and c.lower_ == 'of'), None)
         y = next((c for c in of.children if c.dep_ == 'pobj'), None) if of is not None else None
+        if lem in interiors:   # the heart of the image: no entity; the heart of the park is the park (v3 `region_lift`)
+            if y is not None and y.lemma_.lower() in PHOTO_NOUNS: skip.add(x.i)
+            continue
         if 'regions' not in b.fix:   # every position noun with "of" is part of a preposition (base rules)
             if y is not None and x.dep_ == 'pobj': whole.add(x.i); skip.add(x.i)
             continue
@@ -331,14 +337,10 @@ def _idiom_noun(t) -> bool:
     return t.pos_ == 'PROPN' and t.dep_ == 'advmod'                             # "  Overall," read as a name
 
 def _v8_nouns(b):
-    "The v8 readings of nouns (issue 54): frame interiors [`frame_interiors`] and the nouns of idioms [`idioms`] are no entities."
+    "The v8 reading of nouns (issue 54): the nouns of idioms are no entities [`idioms`]; `frame_interiors` is read with the frame positions (`_positions`)."
+    if 'idioms' not in b.fix: return
     for t in b.doc:
-        if t.pos_ not in NOUNS or t.i in b.skip: continue
-        if 'frame_interiors' in b.fix and t.lemma_.lower() in INTERIOR_NOUNS:
-            of = next((c for c in t.children if c.dep_ == 'prep' and c.lower_ == 'of'), None)
-            m = next((c for c in of.children if c.dep_ == 'pobj'), None) if of is not None else None
-            if m is not None and m.lemma_.lower() in PHOTO_NOUNS: b.skip.add(t.i); continue   # in the heart of the image
-        if 'idioms' in b.fix and _idiom_noun(t): b.skip.add(t.i)
+        if t.pos_ in NOUNS and t.i not in b.skip and _idiom_noun(t): b.skip.add(t.i)
 
 # %% ../nbs/01a1_rules_entities.ipynb #700b35e6
 def find_heads(b:_Builder):
