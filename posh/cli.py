@@ -662,7 +662,7 @@ def _positive(s):
     if v <= 0: raise argparse.ArgumentTypeError(f"must be more than 0, not {s}")
     return v
 
-RULE_SETS_NEWEST_FIRST = list(reversed(RULE_SETS))   # newest first, as RULE_SETS lists them oldest first: v8 ... v2, reference
+RULE_SETS_NEWEST_FIRST = list(reversed(RULE_SETS))   # newest first, as RULE_SETS lists them oldest first: v9 ... v2, reference
 
 def add_graph_args(sp):
     "Options of scene-graph extraction."

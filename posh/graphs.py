@@ -9,40 +9,42 @@ from dataclasses import dataclass, replace
 from .coref import get_resolver, CorefResolver
 from .scene_graph import SceneGraph, load_parser
 from .rules_parse import wordnet_lexicon, repair_parse, repair_aux_subjects, repair_verb_roots, repair_coordination
-from .rules_assembly import V2_FIXES, V3_FIXES, V4_FIXES, V5_FIXES, V6_FIXES, V7_FIXES, V8_FIXES, graph_rules
+from .rules_assembly import V2_FIXES, V3_FIXES, V4_FIXES, V5_FIXES, V6_FIXES, V7_FIXES, V8_FIXES, V9_FIXES, graph_rules
 from .rules_reference import graph_reference
 from .depictable import default_depictability
 
 # %% auto #0
 __all__ = ['RULE_SETS', 'EMBEDDED_GRAPHS', 'BASE_FIXES', 'HIGHLIGHT_COLOURS', 'RuleSet', 'get_rules', 'without', 'v2_without',
-           'v3_without', 'v4_without', 'v5_without', 'v6_without', 'v7_without', 'v8_without', 'graph_from_doc',
-           'shift_graph', 'check_texts', 'GraphExtractor', 'extract_graphs', 'graph_table', 'highlight_mentions']
+           'v3_without', 'v4_without', 'v5_without', 'v6_without', 'v7_without', 'v8_without', 'v9_without',
+           'graph_from_doc', 'shift_graph', 'check_texts', 'GraphExtractor', 'extract_graphs', 'graph_table',
+           'highlight_mentions']
 
 # %% ../nbs/01c_graphs.ipynb #r01e5e71
 @dataclass(frozen=True)
 class RuleSet:
-    "A named set of extraction rules: `reference` (the authors' extractor), or `v2` ... `v8` (ours) with their fixes switched on."
+    "A named set of extraction rules: `reference` (the authors' extractor), or `v2` ... `v9` (ours) with their fixes switched on."
     name: str
     fixes: frozenset = frozenset()  # the fixes in force (empty for 'reference')
 
 RULE_SETS = {'reference': RuleSet('reference'), 'v2': RuleSet('v2', frozenset(V2_FIXES)),
              'v3': RuleSet('v3', frozenset(V3_FIXES)), 'v4': RuleSet('v4', frozenset(V4_FIXES)),
              'v5': RuleSet('v5', frozenset(V5_FIXES)), 'v6': RuleSet('v6', frozenset(V6_FIXES)),
-             'v7': RuleSet('v7', frozenset(V7_FIXES)), 'v8': RuleSet('v8', frozenset(V8_FIXES))}
-EMBEDDED_GRAPHS = dict(parser='en_core_web_sm', coref='rules', rules='v8')  # the embedded configuration's extraction (posh.metric.CONFIGS)
+             'v7': RuleSet('v7', frozenset(V7_FIXES)), 'v8': RuleSet('v8', frozenset(V8_FIXES)),
+             'v9': RuleSet('v9', frozenset(V9_FIXES))}
+EMBEDDED_GRAPHS = dict(parser='en_core_web_sm', coref='rules', rules='v9')  # the embedded configuration's extraction (posh.metric.CONFIGS)
 
 def get_rules(rules:str|RuleSet=EMBEDDED_GRAPHS['rules']) -> RuleSet:
-    "The rule set called `rules` ('v8', 'v7', 'v6', 'v5', 'v4', 'v3', 'v2' or 'reference', or 'v7-fix-fix' for `without('v7', fix, fix)`); a RuleSet passes through."
+    "The rule set called `rules` ('v9', 'v8', 'v7', 'v6', 'v5', 'v4', 'v3', 'v2' or 'reference', or 'v7-fix-fix' for `without('v7', fix, fix)`); a RuleSet passes through."
     if isinstance(rules, RuleSet): return rules
     base, *off = str(rules).split('-')
     if off and base in BASE_FIXES: return without(base, *off)   # 'v3-depictable': v3_without('depictable')
     if rules not in RULE_SETS: raise ValueError(f"Unknown rule set {rules!r}: choose one of {sorted(RULE_SETS)}")
     return RULE_SETS[rules]
 
-BASE_FIXES = {'v2': V2_FIXES, 'v3': V3_FIXES, 'v4': V4_FIXES, 'v5': V5_FIXES, 'v6': V6_FIXES, 'v7': V7_FIXES, 'v8': V8_FIXES}
+BASE_FIXES = {'v2': V2_FIXES, 'v3': V3_FIXES, 'v4': V4_FIXES, 'v5': V5_FIXES, 'v6': V6_FIXES, 'v7': V7_FIXES, 'v8': V8_FIXES, 'v9': V9_FIXES}
 
 def without(base:str, *fixes) -> RuleSet:
-    "The rule set `base` ('v2' ... 'v8') with some fixes switched off (for measuring what each fix contributes)."
+    "The rule set `base` ('v2' ... 'v9') with some fixes switched off (for measuring what each fix contributes)."
     known = BASE_FIXES[base]
     bad = set(fixes) - set(known)
     if bad: raise ValueError(f"unknown fixes {sorted(bad)}: choose from {known}")
@@ -55,6 +57,7 @@ def v5_without(*fixes) -> RuleSet: return without('v5', *fixes)
 def v6_without(*fixes) -> RuleSet: return without('v6', *fixes)
 def v7_without(*fixes) -> RuleSet: return without('v7', *fixes)
 def v8_without(*fixes) -> RuleSet: return without('v8', *fixes)
+def v9_without(*fixes) -> RuleSet: return without('v9', *fixes)
 
 # %% ../nbs/01c_graphs.ipynb #bedb38ef
 def graph_from_doc(doc, clusters:list, rules:str|RuleSet=EMBEDDED_GRAPHS['rules'], lexicon:dict|None=None, depictable=None) -> SceneGraph:
@@ -90,7 +93,7 @@ class GraphExtractor:
     coref: str|CorefResolver = 'rules' # 'rules' (embedded) or 'maverick' (paper), or a resolver object
     gpu: bool = False                # parse on the GPU
     batch_size: int = 32             # texts per nlp.pipe batch
-    rules: str|RuleSet = EMBEDDED_GRAPHS['rules']   # 'v8' (embedded), 'v7' (0.9.0), 'v6' (0.8), 'v5' (0.7.0), 'v4' (0.6.0), 'v3' (0.5.0), 'v2' (before issue 54) or 'reference' (paper), or a RuleSet (v7_without(...))
+    rules: str|RuleSet = EMBEDDED_GRAPHS['rules']   # 'v9' (embedded), 'v8' (0.10.0), 'v7' (0.9.0), 'v6' (0.8), 'v5' (0.7.0), 'v4' (0.6.0), 'v3' (0.5.0), 'v2' (before issue 54) or 'reference' (paper), or a RuleSet (v7_without(...))
 
     def __post_init__(self):
         self.ruleset = get_rules(self.rules)

@@ -380,7 +380,7 @@ class PoSh:
                  config:str='embedded',   # 'embedded' (CPU, models from PyPI) or 'paper' (one GPU, hub models)
                  parser:str|None=None,    # spaCy pipeline name (override)
                  coref:str|None=None,     # 'rules' or 'maverick' (override)
-                 rules:str|None=None,     # scene-graph rule set: 'v8', 'v7', 'v6', 'v5', 'v4', 'v3', 'v2' or 'reference' (override)
+                 rules:str|None=None,     # scene-graph rule set: 'v9', 'v8', 'v7', 'v6', 'v5', 'v4', 'v3', 'v2' or 'reference' (override)
                  judge=None,              # 'BACKEND:MODEL' spec or a Judge object (override)
                  threshold:float|None=None, # presence threshold (paper: 2)
                  weights:dict|None=None,  # per-kind weights of the coarse means; None: unweighted (paper)

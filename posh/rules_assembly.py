@@ -12,7 +12,7 @@ from .rules_relations import _noun_relations, _predicates, _verb, _wear
 
 # %% auto #0
 __all__ = ['V2_FIXES', 'V3_NEW', 'V3_FIXES', 'V4_NEW', 'V4_FIXES', 'V5_NEW', 'V5_FIXES', 'V6_NEW', 'V6_FIXES', 'V7_OFF',
-           'V7_FIXES', 'V8_NEW', 'V8_FIXES', 'UNJUDGEABLE', 'graph_rules']
+           'V7_FIXES', 'V8_NEW', 'V8_FIXES', 'V9_NEW', 'V9_FIXES', 'UNJUDGEABLE', 'graph_rules']
 
 # %% ../nbs/01a6_rules_assembly.ipynb #de7563b6
 V2_FIXES = ('repair', 'non_entities', 'negation', 'coref_conflicts', 'compound_attributes', 'collectives',
@@ -31,6 +31,8 @@ V7_OFF = ('verb_attributes',)   # issue 54, fifth round: v6 with a v3 fix switch
 V7_FIXES = tuple(f for f in V6_FIXES if f not in V7_OFF)
 V8_NEW = ('frame_interiors', 'idioms')   # issue 54, sixth round: the idioms of generated descriptions (nbs/01a1)
 V8_FIXES = V7_FIXES + V8_NEW
+V9_NEW = ('background_place', 'fronted_places')   # issue 54, seventh round: what is in the background (nbs/01a1, 01a5)
+V9_FIXES = V8_FIXES + V9_NEW
 
 # %% ../nbs/01a6_rules_assembly.ipynb #fd00487c
 # what a judge cannot check against a reference: the writer's taste and mood, salience, and "visible" (v3 `unjudgeable`)

@@ -106,7 +106,8 @@ class _Builder:
 # %% ../nbs/01a1_rules_entities.ipynb #39c537eb
 def _positions(b):
     """Position nouns: parts of complex prepositions (*in front of*), frame positions (not entities), or regions. With v8
-    `frame_interiors`, the interior of the photograph is a frame position too (*in the heart of the image*)."""
+    `frame_interiors`, the interior of the photograph is a frame position too (*in the heart of the image*); with v9
+    `background_place`, *in the background* is a place, not a frame position (`_background_place`)."""
     whole, skip = set(), set()
     interiors = INTERIOR_NOUNS - FRAME_POSITIONS if 'frame_interiors' in b.fix else set()   # heart, midst
     for x in b.doc:
@@ -114,6 +115,7 @@ def _positions(b):
         if (lem not in FRAME_POSITIONS and lem not in interiors) or x.pos_ not in NOUNS: continue
         of = next((c for c in x.children if c.dep_ == 'prep' and c.lower_ == 'of'), None)
         y = next((c for c in of.children if c.dep_ == 'pobj'), None) if of is not None else None
+        if _background_place(b, x): continue
         if lem in interiors:   # the heart of the image: no entity; the heart of the park is the park (v3 `region_lift`)
             if y is not None and y.lemma_.lower() in PHOTO_NOUNS: skip.add(x.i)
             continue
@@ -127,6 +129,17 @@ def _positions(b):
              x.head.lower_ in LOCATIVE or any(c.lower_ in FRAME_POSITIONS | SIDES for c in x.lefts)):
             skip.add(x.i)                                                             # at the bottom-left
     return whole, skip
+
+def _background_place(b, x) -> bool:
+    """v9 `background_place`: *in the background* names a place in the scene, the things far behind the subjects, and
+    so an entity that what is there relates to (*In the background, trees stand tall*: the trees are in it). Only after
+    *in*, and of nothing but the photograph (*in the background of the image*; *in the background of the park* stays
+    the park's, `backdrops`); *the foreground*, *the left side* and *against a blue background* stay frame positions or
+    backdrops (nbs/01a6, `v9`)."""
+    if 'background_place' not in b.fix or x.lemma_.lower() != 'background' or x.dep_ != 'pobj' or x.head.lower_ != 'in':
+        return False
+    of = [y for c in x.children if c.dep_ == 'prep' and c.lower_ == 'of' for y in c.children if y.dep_ == 'pobj']
+    return all(y.lemma_.lower() in PHOTO_NOUNS for y in of)
 
 def _owner(b, p):
     "The token whose entity a property noun describes: its possessor, the subject of its copula, the noun of its preposition."
@@ -273,6 +286,7 @@ def _v3_nouns(b):
         if 'measure_nouns' in b.fix and lem in measures and m is not None and not (lem == 'body' and _determined(m)):
             b.skip.add(t.i)
             if m.i not in b.skip: b.alias[t.i] = m.i   # a splash of colour: no entity (the colour goes to its owner)
+        elif _background_place(b, t): continue          # v9: in the background, a place
         elif 'backdrops' in b.fix and lem in BACKDROP_NOUNS:
             b.skip.add(t.i)                            # against the backdrop of a sky: the sky; the backdrop: nothing
             if m is not None and m.i not in b.skip: b.alias[t.i] = m.i

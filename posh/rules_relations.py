@@ -54,7 +54,9 @@ def _verb(b:_Builder, v):
              if not ('as_roles' in b.fix and ptoks[0].lower_ == 'as')]   # "serves as a vantage point for the wheel"
     lemma, v2 = v.lemma_.lower(), 'parts' in b.fix
     if 'unjudgeable_verbs' in b.fix and (lemma in UNJUDGEABLE_VERBS or '_'.join(w.lower_ if w is not v else lemma for w in words)
-                                         in UNJUDGEABLE_VERBS): return   # "the tree contrasts with the sky"
+                                         in UNJUDGEABLE_VERBS):   # "the tree contrasts with the sky"
+        if 'fronted_places' in b.fix: _fronted_places(b, subj_toks, v, subs, preps)
+        return
     if objs:
         for s in subs:
             for o, oe in objs:
@@ -99,6 +101,15 @@ SILENT_VERBS = set('see appear seem show depict capture feature showcase display
 UNJUDGEABLE_VERBS = set('contrast add provide create suggest indicate hint evoke complement enhance highlight accentuate '
                         'emphasize emphasise characterize characterise reveal dominate showcase lend bring give offer '
                         'convey capture draw invite exude'.split())
+
+def _fronted_places(b:_Builder, subj_toks:list, v, subs:list, preps:list):
+    """v9 `fronted_places`: a place named before the subjects holds them whatever the verb says of them, so an
+    unjudgeable verb (which makes no relation of its own) still leaves its subjects there (*In the background, a red
+    chair adds a pop of colour*: the chair is in the background; `v8`: nothing). Its other prepositions stay unread."""
+    first = min([t.i for t in subj_toks] + [v.i])
+    for ptoks, x, xt in preps:
+        if x is not None and ptoks[0].i < first and not _is_part(xt):
+            for s in subs: _add_rel(b, s, ptoks, x)
 
 def _silent_placement(b:_Builder, lemma:str, ptoks:list, pred:list) -> list|None:
     """v5 `silent_placement`: a verb that only says something is there or can be seen (*positioned on*, *located in*,
