@@ -55,7 +55,8 @@ def _verb(b:_Builder, v):
     lemma, v2 = v.lemma_.lower(), 'parts' in b.fix
     if 'unjudgeable_verbs' in b.fix and (lemma in UNJUDGEABLE_VERBS or '_'.join(w.lower_ if w is not v else lemma for w in words)
                                          in UNJUDGEABLE_VERBS):   # "the tree contrasts with the sky"
-        if 'fronted_places' in b.fix: _fronted_places(b, subj_toks, v, subs, preps)
+        for ptoks, x, _ in _fronted_preps(subj_toks, v, preps) if 'fronted_places' in b.fix else []:
+            for s in subs: _add_rel(b, s, ptoks, x)   # v9 `fronted_places`: *In the background, a chair adds colour*
         return
     if objs:
         for s in subs:
@@ -63,9 +64,10 @@ def _verb(b:_Builder, v):
                 if v2 and lemma == 'have' and _is_part(o): _link_part(b, oe, s)
                 elif v2 and lemma == 'have' and s is not None and b.entities[s].name == b.entities[oe].name: continue
                 else: _add_rel(b, s, words, oe)
-        first = min([t.i for t in subj_toks] + [v.i]) if 'fronted_subjects' in b.fix else -1   # -1: no fronted place
-        for ptoks, x, xt in preps:
-            if ptoks[0].i < first and not _is_part(xt):
+        fronted = _fronted_preps(subj_toks, v, preps) if 'fronted_subjects' in b.fix else []
+        for p in preps:
+            ptoks, x, xt = p
+            if p in fronted:
                 for s in subs: _add_rel(b, s, ptoks, x)   # v6: *On the beach, people play volleyball*: the people are on it
                 continue
             for _, oe in objs:
@@ -102,14 +104,14 @@ UNJUDGEABLE_VERBS = set('contrast add provide create suggest indicate hint evoke
                         'emphasize emphasise characterize characterise reveal dominate showcase lend bring give offer '
                         'convey capture draw invite exude'.split())
 
-def _fronted_places(b:_Builder, subj_toks:list, v, subs:list, preps:list):
-    """v9 `fronted_places`: a place named before the subjects holds them whatever the verb says of them, so an
-    unjudgeable verb (which makes no relation of its own) still leaves its subjects there (*In the background, a red
-    chair adds a pop of colour*: the chair is in the background; `v8`: nothing). Its other prepositions stay unread."""
+def _fronted_preps(subj_toks:list, v, preps:list) -> list:
+    """The phrases of `preps` ((predicate tokens, entity, object token)) named before the verb and its subjects, a part
+    excepted: places that hold the subjects (v6 `fronted_subjects`: *On the beach, people play volleyball*). With v9
+    `fronted_places` they hold them under an unjudgeable verb too, which makes no relation of its own (*In the
+    background, a red chair adds a pop of colour*: the chair is in the background; `v8`: nothing); its other phrases
+    stay unread."""
     first = min([t.i for t in subj_toks] + [v.i])
-    for ptoks, x, xt in preps:
-        if x is not None and ptoks[0].i < first and not _is_part(xt):
-            for s in subs: _add_rel(b, s, ptoks, x)
+    return [p for p in preps if p[0][0].i < first and not _is_part(p[2])]
 
 def _silent_placement(b:_Builder, lemma:str, ptoks:list, pred:list) -> list|None:
     """v5 `silent_placement`: a verb that only says something is there or can be seen (*positioned on*, *located in*,
